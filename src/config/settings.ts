@@ -1,0 +1,200 @@
+// Every input of the action (and every flag and env variable of the CLI) is validated here, once,
+// into one typed Settings object. Nothing downstream reads raw inputs again.
+import { z } from 'zod';
+
+export const COMMANDS = ['gc', 'cleanup', 'status'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+export const OFFICIAL_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
+
+/** Raw values by input name (`semaphore-url`, …); `undefined` or '' means "not given". */
+export type RawInputs = Readonly<Record<string, string | undefined>>;
+
+export interface Settings {
+  command: Command;
+  dryRun: boolean;
+  configPath: string;
+  semaphoreUrl: string;
+  semaphoreToken: string;
+  /** Overrides `pool` from the slot config when set. */
+  pool: string | undefined;
+  cloudflare: {
+    apiToken: string;
+    accountId: string;
+    apiBaseUrl: string;
+  };
+  gcLeaseMinutes: number;
+  maxSlots: number;
+  requestBudget: number;
+  deadlineMinutes: number;
+  reclaimDirty: boolean;
+  pullRequest: number | undefined;
+  githubToken: string | undefined;
+}
+
+export class SettingsError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(
+      `preview-gc did not start; fix these settings (nothing was changed):\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+    this.name = 'SettingsError';
+    this.problems = problems;
+  }
+}
+
+/** How an input is called where the user sets it: `input 'max-slots'` or `--max-slots / MAX_SLOTS`. */
+export type DescribeInput = (name: string) => string;
+
+export const describeActionInput: DescribeInput = (name) => `input '${name}'`;
+
+const TRUE_WORDS = new Set(['true', 'True', 'TRUE']);
+const FALSE_WORDS = new Set(['false', 'False', 'FALSE']);
+
+const trimmed = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+function required(hint: string) {
+  return trimmed.pipe(z.string({ error: `is required: ${hint}` }));
+}
+
+function optionalWithDefault<T extends z.ZodType<unknown, string>>(fallback: string, schema: T) {
+  return trimmed.transform((value) => value ?? fallback).pipe(schema);
+}
+
+const strictBoolean = z.string().transform((value, ctx) => {
+  if (TRUE_WORDS.has(value)) return true;
+  if (FALSE_WORDS.has(value)) return false;
+  ctx.addIssue({ code: 'custom', message: `must be true or false, got '${value}'` });
+  return z.NEVER;
+});
+
+function integerIn(min: number, max: number) {
+  return z.string().transform((value, ctx) => {
+    const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (Number.isSafeInteger(parsed) && parsed >= min && parsed <= max) return parsed;
+    ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got '${value}'` });
+    return z.NEVER;
+  });
+}
+
+const httpUrl = z.string().transform((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got '${value}'` });
+    return z.NEVER;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got '${value}'` });
+    return z.NEVER;
+  }
+  return value.replace(/\/+$/, '');
+});
+
+const poolName = z
+  .string()
+  .regex(
+    /^(?=.*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+    'must be 1-63 of a-z, 0-9 and -, with a letter',
+  );
+
+const inputSchema = z.object({
+  command: optionalWithDefault('gc', z.enum(COMMANDS, { error: `must be one of ${COMMANDS.join(', ')}` })),
+  'dry-run': optionalWithDefault('false', strictBoolean),
+  config: optionalWithDefault('.github/preview-slots.yml', z.string()),
+  'semaphore-url': required(
+    'the URL of the semaphore Worker, e.g. https://semaphore.example.workers.dev',
+  ).pipe(httpUrl),
+  'semaphore-token': required('the semaphore bearer token, e.g. ${{ secrets.SEMAPHORE_TOKEN }}'),
+  pool: trimmed.pipe(poolName.optional()),
+  'cloudflare-api-token': trimmed,
+  'cloudflare-account-id': trimmed.pipe(
+    z
+      .string()
+      .regex(/^[0-9a-f]{32}$/, 'must be the 32-character hex account id from the Cloudflare dashboard')
+      .optional(),
+  ),
+  'cloudflare-api-base-url': optionalWithDefault(OFFICIAL_API_BASE_URL, httpUrl),
+  'gc-lease-minutes': optionalWithDefault('30', integerIn(1, 1440)),
+  'max-slots': optionalWithDefault('20', integerIn(1, 1000)),
+  'request-budget': optionalWithDefault('600', integerIn(1, 100_000)),
+  'deadline-minutes': optionalWithDefault('20', integerIn(1, 360)),
+  'reclaim-dirty': optionalWithDefault('true', strictBoolean),
+  'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
+  'github-token': trimmed,
+});
+
+export const INPUT_NAMES = Object.keys(inputSchema.shape);
+
+/** Inputs that only some commands need; checked on the raw values so they are reported with the rest. */
+function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): string[] {
+  const given = (name: string) => (raw[name] ?? '').trim() !== '';
+  const command = given('command') ? (raw.command ?? '').trim() : 'gc';
+  const problems: string[] = [];
+  if (command === 'gc' || command === 'cleanup') {
+    if (!given('cloudflare-api-token')) {
+      problems.push(
+        `${describe('cloudflare-api-token')} is required for '${command}': a Cloudflare API token, e.g. \${{ secrets.CLOUDFLARE_API_TOKEN }}`,
+      );
+    }
+    if (!given('cloudflare-account-id')) {
+      problems.push(
+        `${describe('cloudflare-account-id')} is required for '${command}': the 32-character hex account id`,
+      );
+    }
+  }
+  if (command === 'cleanup' && !given('pull-request')) {
+    problems.push(
+      `${describe('pull-request')} is required for 'cleanup': run it on a pull_request event or set the number`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Validates every input at once and reports every problem, not just the first, so a user fixes
+ * their workflow in one round trip.
+ */
+export function parseSettings(raw: RawInputs, describe: DescribeInput = describeActionInput): Settings {
+  const parsed = inputSchema.safeParse(raw);
+  const problems = [
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map((issue) => `${describe(String(issue.path[0]))} ${issue.message}`)),
+    ...commandSpecificProblems(raw, describe),
+  ];
+  if (!parsed.success || problems.length > 0) throw new SettingsError(problems);
+
+  const inputs = parsed.data;
+  return {
+    command: inputs.command,
+    dryRun: inputs['dry-run'],
+    configPath: inputs.config,
+    semaphoreUrl: inputs['semaphore-url'],
+    semaphoreToken: inputs['semaphore-token'],
+    pool: inputs.pool,
+    cloudflare: {
+      apiToken: inputs['cloudflare-api-token'] ?? '',
+      accountId: inputs['cloudflare-account-id'] ?? '',
+      apiBaseUrl: inputs['cloudflare-api-base-url'],
+    },
+    gcLeaseMinutes: inputs['gc-lease-minutes'],
+    maxSlots: inputs['max-slots'],
+    requestBudget: inputs['request-budget'],
+    deadlineMinutes: inputs['deadline-minutes'],
+    reclaimDirty: inputs['reclaim-dirty'],
+    pullRequest: inputs['pull-request'],
+    githubToken: inputs['github-token'],
+  };
+}
+
+/** The secrets among the settings, for masking and for scanning output in tests. */
+export function secretsOf(settings: Settings): string[] {
+  return [settings.semaphoreToken, settings.cloudflare.apiToken, settings.githubToken ?? ''].filter(
+    (secret) => secret.length > 0,
+  );
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { parseSettings, type RawInputs, SettingsError, secretsOf } from '../../src/config/settings.ts';
+
+const ACCOUNT = '0123456789abcdef0123456789abcdef';
+const minimal: RawInputs = {
+  'semaphore-url': 'https://semaphore.example.workers.dev/',
+  'semaphore-token': 'sem-secret',
+  'cloudflare-api-token': 'cf-secret',
+  'cloudflare-account-id': ACCOUNT,
+};
+
+function problemsOf(raw: RawInputs): readonly string[] {
+  try {
+    parseSettings(raw);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the settings to be refused');
+}
+
+describe('parseSettings', () => {
+  it('fills every default from action.yml', () => {
+    const settings = parseSettings(minimal);
+    expect(settings).toMatchObject({
+      command: 'gc',
+      dryRun: false,
+      configPath: '.github/preview-slots.yml',
+      semaphoreUrl: 'https://semaphore.example.workers.dev',
+      gcLeaseMinutes: 30,
+      maxSlots: 20,
+      requestBudget: 600,
+      deadlineMinutes: 20,
+      reclaimDirty: true,
+      pullRequest: undefined,
+      pool: undefined,
+    });
+    expect(settings.cloudflare.apiBaseUrl).toBe('https://api.cloudflare.com/client/v4');
+  });
+
+  it('names every missing input at once', () => {
+    const problems = problemsOf({});
+    expect(problems.join('\n')).toMatch(/input 'semaphore-url' is required/);
+    expect(problems.join('\n')).toMatch(/input 'semaphore-token' is required/);
+    expect(problems.join('\n')).toMatch(/input 'cloudflare-api-token' is required for 'gc'/);
+    expect(problems.join('\n')).toMatch(/input 'cloudflare-account-id' is required for 'gc'/);
+    expect(problems).toHaveLength(4);
+  });
+
+  it('lets status run without Cloudflare credentials', () => {
+    const settings = parseSettings({
+      'semaphore-url': 'http://127.0.0.1:8787',
+      'semaphore-token': 't',
+      command: 'status',
+    });
+    expect(settings.command).toBe('status');
+  });
+
+  it('requires a pull request number for cleanup', () => {
+    expect(problemsOf({ ...minimal, command: 'cleanup' })).toEqual([
+      expect.stringMatching(/input 'pull-request' is required for 'cleanup'/),
+    ]);
+    expect(parseSettings({ ...minimal, command: 'cleanup', 'pull-request': '1592' }).pullRequest).toBe(1592);
+  });
+
+  it.each([
+    ['dry-run', 'yes', /input 'dry-run' must be true or false, got 'yes'/],
+    ['reclaim-dirty', '1', /input 'reclaim-dirty' must be true or false/],
+    ['max-slots', '0', /input 'max-slots' must be a whole number from 1 to 1000, got '0'/],
+    ['max-slots', '-3', /input 'max-slots' must be a whole number/],
+    ['gc-lease-minutes', '2.5', /input 'gc-lease-minutes' must be a whole number/],
+    ['request-budget', '1e9', /input 'request-budget' must be a whole number/],
+    ['deadline-minutes', 'NaN', /input 'deadline-minutes' must be a whole number/],
+    ['command', 'destroy', /input 'command' must be one of gc, cleanup, status/],
+    ['semaphore-url', 'ftp://x', /input 'semaphore-url' must be an http\(s\) URL/],
+    [
+      'cloudflare-account-id',
+      'prod',
+      /input 'cloudflare-account-id' must be the 32-character hex account id/,
+    ],
+    ['pool', 'Preview_Slot', /input 'pool' must be 1-63 of a-z/],
+  ])('refuses %s=%s with a message that says what to write', (name, value, message) => {
+    expect(problemsOf({ ...minimal, [name]: value })).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('accepts the YAML spellings of booleans that GitHub accepts', () => {
+    expect(parseSettings({ ...minimal, 'dry-run': 'True' }).dryRun).toBe(true);
+    expect(parseSettings({ ...minimal, 'reclaim-dirty': 'FALSE' }).reclaimDirty).toBe(false);
+  });
+
+  it('lists the secrets to mask', () => {
+    const settings = parseSettings({ ...minimal, 'github-token': 'gh-secret' });
+    expect(secretsOf(settings).sort()).toEqual(['cf-secret', 'gh-secret', 'sem-secret']);
+  });
+});
