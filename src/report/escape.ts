@@ -1,0 +1,45 @@
+// Every dynamic string in the job summary goes through here: holder names, slugs and API messages
+// come from outside and must not inject HTML, links, mentions or table cells.
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for a Markdown paragraph or table cell (GitHub-flavoured, HTML allowed). */
+export function escapeMarkdown(text: string): string {
+  return (
+    text
+      // Control characters would break lines or the terminal; show them as the replacement mark.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd')
+      // Markdown punctuation that can start emphasis, code, links, tables or headings mid-line;
+      // ':' too, so a holder like https://… does not become an autolink.
+      .replace(/[\\`*_[\]|~#:]/g, '\\$&')
+      // After the backslashes: the entities' own '#' must stay unescaped.
+      .replace(/[&<>"']/g, (char) => HTML_ENTITIES[char] ?? char)
+      // An @mention in a summary would notify somebody; a zero-width joiner defuses it.
+      .replace(/@/g, '@\u200d')
+  );
+}
+
+/** Text for inside a fenced code block: only a fence could break out of it. */
+export function escapeCodeBlock(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  return text
+    .replace(/`{3,}/g, (fence) => fence.split('').join('\u200b'))
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
+}
+
+/** Inline code for a slug or pool name; safe inside a table cell too (GFM splits cells on '|'). */
+export function inlineCode(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  const body = text
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd')
+    .replace(/`/g, "'")
+    .replace(/\|/g, '\\|');
+  return `\`${body}\``;
+}

@@ -1,0 +1,52 @@
+// Posts a finished report to GitHub: outputs, the job summary and a few annotations. Publishing never
+// fails the run; a summary that cannot be written is a warning, not a lost lease.
+import { countOutcomes, FAILED_OUTCOMES, type RunReport } from './model.ts';
+import { renderSummary } from './summary.ts';
+
+/** The part of @actions/core that publishing uses, so tests can pass their own. */
+export interface PublishIO {
+  setOutput(name: string, value: string | number): void;
+  /** Appends Markdown to the step summary; throws when there is no summary file. */
+  writeSummary(markdown: string): Promise<void>;
+  error(message: string, properties?: { title?: string }): void;
+  warning(message: string, properties?: { title?: string }): void;
+  notice(message: string, properties?: { title?: string }): void;
+}
+
+/** GitHub shows 10 annotations of a kind per step; keep the last place for the pointer to the summary. */
+export const MAX_SLOT_ANNOTATIONS = 9;
+
+export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>): void {
+  const counts = countOutcomes(report);
+  io.setOutput('expired', counts.expired);
+  io.setOutput('reclaimed', counts.reclaimed);
+  io.setOutput('skipped', counts.skipped);
+  io.setOutput('deferred', counts.deferred);
+  io.setOutput('failed', counts.failed);
+  io.setOutput('report', JSON.stringify(report));
+}
+
+export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notice'>): void {
+  const needingAPerson = report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome));
+  for (const slot of needingAPerson.slice(0, MAX_SLOT_ANNOTATIONS)) {
+    const fix = slot.nextStep === undefined ? '' : ` Fix: ${slot.nextStep}`;
+    io.error(`${slot.problem ?? slot.outcome}.${fix}`, { title: `preview-gc: ${slot.slug} ${slot.outcome}` });
+  }
+  if (needingAPerson.length > 0 || report.problems.length > 0) {
+    const more =
+      needingAPerson.length > MAX_SLOT_ANNOTATIONS ? ` (${needingAPerson.length} slots in all)` : '';
+    io.notice(`The job summary of this run says what happened to every slot and what to do next${more}.`, {
+      title: 'preview-gc summary',
+    });
+  }
+}
+
+export async function publishReport(report: RunReport, io: PublishIO): Promise<void> {
+  setOutputs(report, io);
+  annotate(report, io);
+  try {
+    await io.writeSummary(renderSummary(report));
+  } catch (error) {
+    io.warning(`The job summary was not written: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

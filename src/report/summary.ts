@@ -1,0 +1,207 @@
+// The job summary: a pure render of the run report into GitHub-flavoured Markdown.
+import { escapeMarkdown as esc, escapeCodeBlock, inlineCode } from './escape.ts';
+import { formatCount, formatDuration, plural, pullRequestOf } from './format.ts';
+import {
+  type ApiUsageReport,
+  countOutcomes,
+  FAILED_OUTCOMES,
+  type PoolRow,
+  type RunReport,
+  runFailed,
+  type SlotOutcome,
+  type SlotReport,
+} from './model.ts';
+
+/** GitHub refuses a step summary over 1 MiB; stay well under it so the run's summary always posts. */
+export const SUMMARY_LIMIT_BYTES = 1024 * 1024 - 16 * 1024;
+
+const OUTCOME_LABEL: Record<SlotOutcome, string> = {
+  reclaimed: '✅ reclaimed',
+  released: '✅ released',
+  skipped: '⏭️ skipped',
+  deferred: '⏳ deferred',
+  interrupted: '⏹️ interrupted',
+  'acquire-failed': '❌ acquire failed',
+  'erase-failed': '❌ erase failed',
+  'release-failed': '❌ release failed',
+  'would-reclaim': '🔍 would reclaim',
+  'would-release': '🔍 would release',
+};
+
+function holderCell(holder: string | null, report: RunReport): string {
+  if (holder === null) return '–';
+  const pr = pullRequestOf(holder);
+  if (pr === null || report.repository === undefined) return esc(holder);
+  const { serverUrl, nameWithOwner } = report.repository;
+  return `[${esc(holder)}](${encodeURI(`${serverUrl}/${nameWithOwner}/pull/${pr}`)})`;
+}
+
+function headline(report: RunReport): string {
+  const counts = countOutcomes(report);
+  const icon = runFailed(report) ? '❌' : '✅';
+  const title = `preview-gc ${report.command} on pool ${inlineCode(report.pool)}`;
+  if (report.problems.length > 0) return `## ${icon} ${title}: did not complete`;
+  if (report.command === 'status')
+    return `## ${icon} ${title}: ${plural(report.poolAfter?.length ?? 0, 'slot')}`;
+  if (report.slots.length === 0) {
+    return report.command === 'cleanup'
+      ? `## ${icon} ${title}: pull request #${report.pullRequest} holds no slot, nothing to do`
+      : `## ${icon} ${title}: nothing to reclaim`;
+  }
+  const parts = [
+    report.dryRun
+      ? `${report.slots.length} would be ${report.command === 'cleanup' ? 'released' : 'reclaimed'}`
+      : `${counts.reclaimed} of ${report.slots.length} ${report.command === 'cleanup' ? 'released' : 'reclaimed'}`,
+    counts.skipped > 0 ? `${counts.skipped} skipped` : '',
+    counts.deferred > 0 ? `${counts.deferred} deferred` : '',
+    counts.failed > 0 ? `${counts.failed} failed` : '',
+  ].filter(Boolean);
+  return `## ${icon} ${title}: ${parts.join(', ')}`;
+}
+
+function banners(report: RunReport): string[] {
+  const lines: string[] = [];
+  if (report.dryRun) {
+    lines.push(
+      '> [!NOTE]',
+      '> **Dry run.** Nothing was acquired, erased or released; this is what a real run would do.',
+      '',
+    );
+  }
+  if (report.interruptedBy !== undefined) {
+    lines.push(
+      '> [!WARNING]',
+      `> **Stopped by ${esc(report.interruptedBy)}.** The lease in hand was released; slots not reached wait for the next sweep.`,
+      '',
+    );
+  }
+  for (const problem of report.problems) {
+    lines.push('> [!CAUTION]', `> ${esc(problem).replace(/\n/g, '<br>')}`, '');
+  }
+  return lines;
+}
+
+function eraseCell(slot: SlotReport): string {
+  if (slot.erase === null) return slot.problem === undefined ? '–' : esc(slot.problem);
+  const steps = slot.erase.steps.map((step) => `${esc(step.resource)}: ${esc(step.summary)}`);
+  return steps.length === 0 ? '–' : steps.join('<br>');
+}
+
+function slotTable(report: RunReport): string[] {
+  if (report.slots.length === 0) return [];
+  const waitingHeader = report.command === 'cleanup' ? 'Held for' : 'Waiting';
+  const rows = report.slots.map((slot) =>
+    [
+      `${inlineCode(slot.slug)}`,
+      holderCell(slot.previousHolder, report),
+      slot.reason === 'held-by-pull-request' ? '–' : `${formatDuration(slot.waitingMs)} (${slot.reason})`,
+      OUTCOME_LABEL[slot.outcome],
+      eraseCell(slot),
+      formatDuration(slot.durationMs),
+    ].join(' | '),
+  );
+  return [
+    '### Slots',
+    '',
+    `| Slot | Previous holder | ${waitingHeader} | Outcome | What the erase did | Duration |`,
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map((row) => `| ${row} |`),
+    '',
+    ...(report.leftForNextRun > 0
+      ? [
+          `${plural(report.leftForNextRun, 'more slot')} qualified and wait for the next run (\`max-slots\`).`,
+          '',
+        ]
+      : []),
+  ];
+}
+
+function failures(report: RunReport): string[] {
+  const needingAPerson = report.slots.filter(
+    (slot) => FAILED_OUTCOMES.has(slot.outcome) || slot.outcome === 'deferred',
+  );
+  if (needingAPerson.length === 0) return [];
+  const lines = ['### What needs attention', ''];
+  for (const slot of needingAPerson) {
+    lines.push(`**${inlineCode(slot.slug)} ${OUTCOME_LABEL[slot.outcome]}.** ${esc(slot.problem ?? '')}`);
+    if (slot.nextStep !== undefined) lines.push('', '```sh', escapeCodeBlock(slot.nextStep), '```');
+    lines.push('');
+  }
+  return lines;
+}
+
+function leaseCell(row: PoolRow): string {
+  if (row.leaseEndsInMs === null) return '–';
+  return row.leaseEndsInMs > 0
+    ? `ends in ${formatDuration(row.leaseEndsInMs)}`
+    : `expired ${formatDuration(-row.leaseEndsInMs)} ago`;
+}
+
+function poolTable(report: RunReport): string[] {
+  if (report.poolAfter === null) return [];
+  const heading = report.command === 'status' ? '### Pool' : '### Pool after the run';
+  if (report.poolAfter.length === 0) return [heading, '', 'The pool has no slots.', ''];
+  return [
+    heading,
+    '',
+    '| Slot | State | Holder | Lease | Dirty | Generation |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...report.poolAfter.map(
+      (row) =>
+        `| ${inlineCode(row.slug)} | ${row.leaseState}${row.expired ? ' (expired)' : ''} | ${holderCell(row.holder, report)} | ${leaseCell(row)} | ${row.dirty ? 'yes' : 'no'} | ${row.generation} |`,
+    ),
+    '',
+  ];
+}
+
+function usage(report: RunReport): string[] {
+  const api: ApiUsageReport | null = report.cloudflare;
+  const lines = ['### API usage', ''];
+  if (api === null) {
+    lines.push(`Semaphore: ${plural(report.semaphoreRequests, 'request')}. Cloudflare: no requests.`, '');
+    return lines;
+  }
+  const byKind = Object.entries(api.byKind)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, n]) => `${esc(kind)} ${formatCount(n)}`)
+    .join(', ');
+  lines.push(
+    '| Semaphore requests | Cloudflare requests | 429 answers | Retries | Time waited | Budget left |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| ${formatCount(report.semaphoreRequests)} | ${formatCount(api.requests)} | ${formatCount(api.rateLimited)} | ${formatCount(api.retries)} | ${formatDuration(api.waitedMs)} | ${formatCount(api.budgetLeft)} of ${formatCount(api.budget)} |`,
+    '',
+  );
+  if (byKind !== '') lines.push(`<sub>By kind: ${byKind}</sub>`, '');
+  return lines;
+}
+
+function footer(report: RunReport): string {
+  return `<sub>preview-gc ${report.command}${report.dryRun ? ' (dry run)' : ''}, started ${esc(report.startedAt)}, took ${formatDuration(report.durationMs)}.</sub>`;
+}
+
+/** Renders the job summary. Pure: the same report always gives the same Markdown. */
+export function renderSummary(report: RunReport): string {
+  const sections = [
+    [headline(report), ''],
+    banners(report),
+    slotTable(report),
+    failures(report),
+    poolTable(report),
+    report.command === 'status' ? [] : usage(report),
+    [footer(report), ''],
+  ];
+  const markdown = sections.flat().join('\n');
+  return fitWithinLimit(markdown);
+}
+
+/** Cuts an oversized summary at a line boundary and says so, rather than losing the whole summary. */
+function fitWithinLimit(markdown: string): string {
+  const bytes = Buffer.byteLength(markdown, 'utf8');
+  if (bytes <= SUMMARY_LIMIT_BYTES) return markdown;
+  const notice =
+    "\n\n> [!WARNING]\n> The summary was cut to fit GitHub's 1 MiB limit; the `report` output has everything.\n";
+  const room = SUMMARY_LIMIT_BYTES - Buffer.byteLength(notice, 'utf8');
+  let cut = Buffer.from(markdown, 'utf8').subarray(0, room).toString('utf8');
+  cut = cut.slice(0, cut.lastIndexOf('\n'));
+  return cut + notice;
+}

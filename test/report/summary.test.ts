@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import type { RunReport, SlotReport } from '../../src/report/model.ts';
+import { annotate, setOutputs } from '../../src/report/publish.ts';
+import { renderSummary, SUMMARY_LIMIT_BYTES } from '../../src/report/summary.ts';
+
+function slotReport(fields: Partial<SlotReport>): SlotReport {
+  return {
+    slug: 'preview-1',
+    previousHolder: 'pr-1592',
+    reason: 'expired',
+    waitingMs: 3 * 3_600_000,
+    outcome: 'reclaimed',
+    erase: {
+      status: 'complete',
+      requests: 9,
+      steps: [
+        {
+          kind: 'd1',
+          resource: 'app-preview-1-db',
+          status: 'done',
+          summary: 'deleted 1,204 rows in 5 tables',
+          requests: 2,
+        },
+        {
+          kind: 'kv',
+          resource: 'app-preview-1-cache',
+          status: 'done',
+          summary: 'deleted 2,500 keys',
+          requests: 5,
+        },
+      ],
+    },
+    durationMs: 4200,
+    ...fields,
+  };
+}
+
+function report(fields: Partial<RunReport>): RunReport {
+  return {
+    command: 'gc',
+    dryRun: false,
+    pool: 'preview-slot',
+    startedAt: '2026-11-30T01:17:00.000Z',
+    durationMs: 12_000,
+    problems: [],
+    leftForNextRun: 0,
+    expired: 1,
+    slots: [slotReport({})],
+    poolAfter: [
+      {
+        slug: 'preview-1',
+        leaseState: 'available',
+        holder: null,
+        expired: false,
+        leaseEndsInMs: null,
+        dirty: false,
+        generation: 4,
+        lastHolder: 'gc',
+      },
+    ],
+    semaphoreRequests: 6,
+    cloudflare: {
+      requests: 9,
+      byKind: { 'd1.query': 2 },
+      rateLimited: 0,
+      retries: 0,
+      waitedMs: 0,
+      budget: 600,
+      budgetLeft: 591,
+    },
+    repository: { serverUrl: 'https://github.com', nameWithOwner: 'acme/shop' },
+    ...fields,
+  };
+}
+
+describe('renderSummary', () => {
+  it('heads with the outcome and links the previous holder to its pull request', () => {
+    const markdown = renderSummary(report({}));
+    expect(markdown.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `preview-slot`: 1 of 1 reclaimed');
+    expect(markdown).toContain('[pr-1592](https://github.com/acme/shop/pull/1592)');
+    expect(markdown).toContain('deleted 1,204 rows in 5 tables');
+    expect(markdown).toContain('3 h (expired)');
+    expect(markdown).toContain('591 of 600');
+  });
+
+  it('says nothing happened in a quiet run', () => {
+    const markdown = renderSummary(report({ slots: [], expired: 0 }));
+    expect(markdown.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `preview-slot`: nothing to reclaim');
+  });
+
+  it('puts a dry-run banner on a dry run', () => {
+    const markdown = renderSummary(
+      report({ dryRun: true, slots: [slotReport({ outcome: 'would-reclaim' })] }),
+    );
+    expect(markdown).toContain('**Dry run.** Nothing was acquired, erased or released');
+    expect(markdown.split('\n')[0]).toContain('1 would be reclaimed');
+  });
+
+  it('gives each failure its next step', () => {
+    const failed = slotReport({
+      outcome: 'release-failed',
+      problem: 'the release failed (500)',
+      nextStep: 'preview-gc release --slot preview-1 --lease-id 6f1c',
+    });
+    const markdown = renderSummary(report({ slots: [failed] }));
+    expect(markdown.split('\n')[0]).toMatch(/^## ❌ .*1 failed$/);
+    expect(markdown).toContain('```sh\npreview-gc release --slot preview-1 --lease-id 6f1c\n```');
+  });
+
+  it('escapes hostile holder names, slugs and messages', () => {
+    const hostile = slotReport({
+      slug: 'preview-1|x',
+      previousHolder: '<img src=x onerror=alert(1)> **bold** [link](https://evil) @octocat\u0007',
+      outcome: 'erase-failed',
+      problem: '<script>alert(1)</script> | broken table',
+    });
+    const markdown = renderSummary(report({ slots: [hostile] }));
+    expect(markdown).not.toContain('<img');
+    expect(markdown).not.toContain('<script>');
+    expect(markdown).not.toContain('[link](https://evil)');
+    expect(markdown).not.toContain('@octocat');
+    expect(markdown).not.toContain('\u0007');
+    expect(markdown).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    // Every row of the slot table keeps its six cells.
+    const row = markdown.split('\n').find((line) => line.startsWith('| `preview-1'));
+    expect(row?.split(/(?<!\\)\|/).length).toBe(8);
+  });
+
+  it('stays under the 1 MiB step summary limit however many slots there are', () => {
+    const many = Array.from({ length: 5000 }, (_, i) =>
+      slotReport({ slug: `preview-${i}`, problem: 'x'.repeat(300), outcome: 'erase-failed' }),
+    );
+    const markdown = renderSummary(report({ slots: many }));
+    expect(Buffer.byteLength(markdown)).toBeLessThanOrEqual(SUMMARY_LIMIT_BYTES);
+    expect(markdown).toContain("The summary was cut to fit GitHub's 1 MiB limit");
+  });
+});
+
+describe('outputs and annotations', () => {
+  it('sets every output, with the report as compact JSON', () => {
+    const outputs = new Map<string, string | number>();
+    const run = report({ slots: [slotReport({}), slotReport({ slug: 'preview-2', outcome: 'deferred' })] });
+    setOutputs(run, { setOutput: (name, value) => outputs.set(name, value) });
+    expect(Object.fromEntries(outputs)).toMatchObject({
+      expired: 1,
+      reclaimed: 1,
+      skipped: 0,
+      deferred: 1,
+      failed: 0,
+    });
+    expect(JSON.parse(String(outputs.get('report')))).toEqual(run);
+  });
+
+  it('annotates at most nine failing slots and then points to the summary', () => {
+    const failing = Array.from({ length: 12 }, (_, i) =>
+      slotReport({
+        slug: `preview-${i}`,
+        outcome: 'erase-failed',
+        problem: 'D1 answered 500',
+        nextStep: 'preview-gc gc',
+      }),
+    );
+    const errors: string[] = [];
+    const notices: string[] = [];
+    annotate(report({ slots: failing }), {
+      error: (message) => errors.push(message),
+      notice: (message) => notices.push(message),
+    });
+    expect(errors).toHaveLength(9);
+    expect(errors[0]).toBe('D1 answered 500. Fix: preview-gc gc');
+    expect(notices).toEqual([expect.stringContaining('(12 slots in all)')]);
+  });
+});
