@@ -1,6 +1,11 @@
 // Every dynamic string in the job summary goes through here: holder names, slugs and API messages
 // come from outside and must not inject HTML, links, mentions or table cells.
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above, but tabs and newlines may stay
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
 const HTML_ENTITIES: Record<string, string> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -14,8 +19,7 @@ export function escapeMarkdown(text: string): string {
   return (
     text
       // Control characters would break lines or the terminal; show them as the replacement mark.
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-      .replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd')
+      .replace(CONTROL_CHARACTERS, '\ufffd')
       // Markdown punctuation that can start emphasis, code, links, tables or headings mid-line;
       // ':' too, so a holder like https://… does not become an autolink.
       .replace(/[\\`*_[\]|~#:]/g, '\\$&')
@@ -28,18 +32,13 @@ export function escapeMarkdown(text: string): string {
 
 /** Text for inside a fenced code block: only a fence could break out of it. */
 export function escapeCodeBlock(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
   return text
     .replace(/`{3,}/g, (fence) => fence.split('').join('\u200b'))
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
+    .replace(CONTROL_CHARACTERS_BUT_LINES, '\ufffd');
 }
 
 /** Inline code for a slug or pool name; safe inside a table cell too (GFM splits cells on '|'). */
 export function inlineCode(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  const body = text
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd')
-    .replace(/`/g, "'")
-    .replace(/\|/g, '\\|');
+  const body = text.replace(CONTROL_CHARACTERS, '\ufffd').replace(/`/g, "'").replace(/\|/g, '\\|');
   return `\`${body}\``;
 }
