@@ -1,0 +1,281 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  loadSlotConfig,
+  ProtectedResourceError,
+  parseSlotConfig,
+  resourcesForSlot,
+} from '../../src/config/slot-config.ts';
+
+const DESIGN_EXAMPLE = `pool: preview-slot            # semaphore type
+resources:                    # {slot} = slug, {n} = the number in the slug
+  workers:
+    - name: app-{slot}
+      durable-objects: park   # park (tombstone every DO class) | keep
+  d1:
+    - name: app-{slot}-db
+      erase: rows             # rows: delete every row, keep schema and d1_migrations | drop
+  kv:
+    - title: app-{slot}-cache
+  r2:
+    - bucket: app-{slot}-files
+      expire: { id: expire-preview-files, prefix: "", after: 3h }
+    - bucket: app-{slot}-sandboxes
+      expire: { id: expire-sandbox-backups, prefix: "backups/", after: 3h }
+protect: ["*-prd*", "*-prod*", "*-production*"]
+`;
+
+const FILE = '.github/preview-slots.yml';
+
+function refusal(text: string): ConfigError {
+  try {
+    parseSlotConfig(text, FILE);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('parseSlotConfig', () => {
+  it('reads the example of the design doc', () => {
+    const config = parseSlotConfig(DESIGN_EXAMPLE, FILE);
+    expect(config.pool).toBe('preview-slot');
+    expect(config.resources.workers).toEqual([{ name: 'app-{slot}', durableObjects: 'park' }]);
+    expect(config.resources.d1).toEqual([{ name: 'app-{slot}-db', erase: 'rows' }]);
+    expect(config.resources.kv).toEqual([{ title: 'app-{slot}-cache' }]);
+    expect(config.resources.r2).toEqual([
+      {
+        bucket: 'app-{slot}-files',
+        jurisdiction: 'default',
+        expire: { id: 'expire-preview-files', prefix: '', afterSeconds: 10_800 },
+      },
+      {
+        bucket: 'app-{slot}-sandboxes',
+        jurisdiction: 'default',
+        expire: { id: 'expire-sandbox-backups', prefix: 'backups/', afterSeconds: 10_800 },
+      },
+    ]);
+    expect(config.protect).toEqual(['*-prd*', '*-prod*', '*-production*']);
+  });
+
+  it('fills defaults: park, rows, no prefix, the default jurisdiction and the three protect patterns', () => {
+    const config = parseSlotConfig(
+      `pool: p1
+resources:
+  workers: [{ name: "w-{n}" }]
+  d1: [{ name: "d-{n}" }]
+  r2: [{ bucket: "b-{slot}", jurisdiction: eu, expire: { id: x, after: 90m } }]
+`,
+      FILE,
+    );
+    expect(config.resources.workers[0]?.durableObjects).toBe('park');
+    expect(config.resources.d1[0]?.erase).toBe('rows');
+    expect(config.resources.r2[0]).toEqual({
+      bucket: 'b-{slot}',
+      jurisdiction: 'eu',
+      expire: { id: 'x', prefix: '', afterSeconds: 5400 },
+    });
+    expect(config.protect).toEqual(['*-prd*', '*-prod*', '*-production*']);
+  });
+
+  it('names file, path, line:column and what to write for a bad duration', () => {
+    const error = refusal(
+      DESIGN_EXAMPLE.replace('prefix: "backups/", after: 3h', 'prefix: "backups/", after: 3 hours'),
+    );
+    expect(error.problems).toEqual([
+      {
+        path: 'resources.r2[1].expire.after',
+        line: 15,
+        column: 72,
+        message: 'must be a positive duration like 3h, 90m or 2d, got "3 hours"; write e.g. after: 3h',
+      },
+    ]);
+    expect(error.message).toContain(
+      `${FILE}:15:72 resources.r2[1].expire.after: must be a positive duration`,
+    );
+  });
+
+  it('refuses a zero duration and a bare number', () => {
+    expect(refusal(DESIGN_EXAMPLE.replace('after: 3h }', 'after: 0h }')).problems[0]?.path).toBe(
+      'resources.r2[0].expire.after',
+    );
+    expect(refusal(DESIGN_EXAMPLE.replace('after: 3h }', 'after: 10800 }')).problems[0]?.message).toMatch(
+      /got 10800; write e\.g\. after: 3h/,
+    );
+  });
+
+  it('refuses unknown keys with a did-you-mean, pointing at the key', () => {
+    const error = refusal(DESIGN_EXAMPLE.replace('- title: app-{slot}-cache', '- tittle: app-{slot}-cache'));
+    const unknown = error.problems.find((problem) => problem.path === 'resources.kv[0].tittle');
+    expect(unknown).toEqual({
+      path: 'resources.kv[0].tittle',
+      line: 10,
+      column: 7,
+      message: "unknown key 'tittle' (a typo?): did you mean 'title'? Keys allowed here: title",
+    });
+    expect(error.problems.find((problem) => problem.path === 'resources.kv[0].title')?.message).toBe(
+      'is missing; write e.g. title: app-{slot}-cache',
+    );
+  });
+
+  it('suggests durable-objects for a misspelt key and the closest choice for a bad value', () => {
+    const typo = refusal(DESIGN_EXAMPLE.replace('durable-objects: park', 'durable_objects: park'));
+    expect(typo.problems[0]?.message).toMatch(/did you mean 'durable-objects'\?/);
+    const value = refusal(DESIGN_EXAMPLE.replace('erase: rows', 'erase: row'));
+    expect(value.problems[0]).toMatchObject({ path: 'resources.d1[0].erase', line: 8 });
+    expect(value.problems[0]?.message).toBe(
+      'must be one of rows, drop, got string "row" (did you mean \'rows\'?); write e.g. erase: rows',
+    );
+  });
+
+  it('requires {slot} or {n} in every template and refuses unknown placeholders', () => {
+    const error = refusal(
+      DESIGN_EXAMPLE.replace('- name: app-{slot}-db', '- name: app-db').replace(
+        'title: app-{slot}-cache',
+        'title: app-{slug}-cache',
+      ),
+    );
+    expect(error.problems).toContainEqual({
+      path: 'resources.d1[0].name',
+      line: 7,
+      column: 13,
+      message:
+        "'app-db' must contain {slot} or {n}, so that every slot names its own resource; write e.g. name: app-{slot}-db",
+    });
+    const placeholder = error.problems.find((problem) => problem.path === 'resources.kv[0].title');
+    expect(placeholder?.message).toMatch(/unknown placeholder \{slug\}; did you mean \{slot\}\?/);
+  });
+
+  it('refuses characters a bucket name cannot have', () => {
+    const error = refusal(DESIGN_EXAMPLE.replace('bucket: app-{slot}-files', 'bucket: App_{slot}'));
+    expect(error.problems[0]?.path).toBe('resources.r2[0].bucket');
+    expect(error.problems[0]?.message).toMatch(/may only use a-z, 0-9 and -/);
+  });
+
+  it('names a missing section, a wrong type and an empty resources block', () => {
+    expect(refusal('resources:\n  kv: [{ title: "k-{slot}" }]\n').problems).toEqual([
+      { path: 'pool', line: 1, column: 1, message: 'is missing; write e.g. pool: preview-slot' },
+    ]);
+    expect(refusal('pool: p\nresources:\n  d1: app-{slot}-db\n').problems[0]).toMatchObject({
+      path: 'resources.d1',
+      line: 3,
+      column: 7,
+      message:
+        'must be a list, got string "app-{slot}-db"; write e.g. d1: [{ name: "app-{slot}-db", erase: rows }]',
+    });
+    expect(refusal('pool: p\nresources: {}\n').problems[0]?.message).toMatch(/lists no resource to erase/);
+  });
+
+  it('refuses the same name twice in one kind', () => {
+    const error = refusal('pool: p\nresources:\n  kv:\n    - title: a-{slot}\n    - title: a-{slot}\n');
+    expect(error.problems).toEqual([
+      {
+        path: 'resources.kv[1].title',
+        line: 5,
+        column: 14,
+        message: "'a-{slot}' is listed twice (also at resources.kv[0].title); remove one of them",
+      },
+    ]);
+  });
+
+  it('reports the first YAML syntax error with its position', () => {
+    const error = refusal('pool: p\nresources:\n  kv:\n    - title: "a-{slot}\n  d1: []\n');
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]?.message).toMatch(/^is not valid YAML \(.+\); fix the syntax/);
+    expect(error.problems[0]?.line).toBeGreaterThanOrEqual(4);
+  });
+
+  it('tells to quote a template written inside a flow collection', () => {
+    const error = refusal('pool: p\nresources:\n  kv: [{ title: a-{slot} }]\n');
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatchObject({ line: 3 });
+    expect(error.problems[0]?.message).toMatch(
+      /inside \[ \] or \{ \} a template needs quotes, e\.g\. \{ name: "app-\{slot\}" \}/,
+    );
+  });
+});
+
+describe('loadSlotConfig', () => {
+  it('reads a file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'slot-config-'));
+    const path = join(dir, 'slots.yml');
+    await writeFile(path, DESIGN_EXAMPLE);
+    expect((await loadSlotConfig(path)).file).toBe(path);
+  });
+
+  it('names the missing file and shows an example', async () => {
+    const path = join(tmpdir(), 'no-such-dir-for-preview-gc', 'slots.yml');
+    const error = await loadSlotConfig(path).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(path);
+    expect((error as ConfigError).message).toMatch(/no such file; create it .*\n.*pool: preview-slot/s);
+  });
+});
+
+describe('resourcesForSlot', () => {
+  const config = parseSlotConfig(DESIGN_EXAMPLE, FILE);
+
+  it('expands every template for a slot', () => {
+    const resources = resourcesForSlot(config, 'preview-3');
+    expect(resources.slot).toBe('preview-3');
+    expect(resources.workers).toEqual([
+      {
+        name: 'app-preview-3',
+        template: 'app-{slot}',
+        path: 'resources.workers[0].name',
+        durableObjects: 'park',
+      },
+    ]);
+    expect(resources.d1[0]).toMatchObject({ name: 'app-preview-3-db', erase: 'rows' });
+    expect(resources.kv[0]).toMatchObject({ title: 'app-preview-3-cache' });
+    expect(resources.r2.map((bucket) => bucket.bucket)).toEqual([
+      'app-preview-3-files',
+      'app-preview-3-sandboxes',
+    ]);
+  });
+
+  it('puts the last number of the slug for {n}', () => {
+    const numbered = parseSlotConfig('pool: p\nresources:\n  d1: [{ name: "db-{n}" }]\n', FILE);
+    expect(resourcesForSlot(numbered, 'pr2-slot-14').d1[0]?.name).toBe('db-14');
+    expect(() => resourcesForSlot(numbered, 'alpha')).toThrow(
+      /uses \{n\}, but the slot 'alpha' has no number/,
+    );
+  });
+
+  it('refuses names that match a protect pattern, naming the template and its line', () => {
+    let error: unknown;
+    try {
+      resourcesForSlot(config, 'prod-1');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ProtectedResourceError);
+    const refused = error as ProtectedResourceError;
+    expect(refused.problems).toHaveLength(5);
+    expect(refused.problems[1]).toEqual({
+      path: 'resources.d1[0].name',
+      line: 7,
+      column: 13,
+      message:
+        "'app-{slot}-db' expands to 'app-prod-1-db', which matches the protect pattern '*-prod*'; rename the template or the slot so no slot name can reach production",
+    });
+    expect(refused.message).toMatch(/^refusing to touch slot 'prod-1' \(no Cloudflare call was made\)/);
+  });
+
+  it('matches protect patterns case-insensitively', () => {
+    const custom = parseSlotConfig(
+      'pool: p\nresources:\n  kv: [{ title: "Cache {slot}" }]\nprotect: ["*LIVE*"]\n',
+      FILE,
+    );
+    expect(() => resourcesForSlot(custom, 'live-1')).toThrow(ProtectedResourceError);
+    expect(resourcesForSlot(custom, 'preview-1').kv[0]?.title).toBe('Cache preview-1');
+  });
+
+  it('refuses a slug that cannot be part of a name', () => {
+    expect(() => resourcesForSlot(config, '*')).toThrow(/not a usable slug/);
+  });
+});
