@@ -1,0 +1,49 @@
+// Fault rules: each matching request consumes one of the rule's `times` and gets the injected behaviour.
+import { type FaultRule, faultRuleSchema, type ParsedFaultRule } from './schema.ts';
+
+interface ActiveRule {
+  rule: ParsedFaultRule;
+  pattern: RegExp | undefined;
+  remaining: number;
+}
+
+export class FaultTable {
+  private rules: ActiveRule[] = [];
+
+  add(rule: FaultRule): void {
+    const parsed = faultRuleSchema.parse(rule);
+    this.rules.push({
+      rule: parsed,
+      pattern: parsed.pathPattern === undefined ? undefined : new RegExp(parsed.pathPattern),
+      remaining: parsed.times ?? Number.POSITIVE_INFINITY,
+    });
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  /**
+   * The first live rule matching this request, with one use consumed. `route` is the full template
+   * ('GET /accounts/:account/d1/database'); a rule may name it with or without the method.
+   */
+  take(method: string, route: string, path: string): ParsedFaultRule | undefined {
+    const template = route.slice(route.indexOf(' ') + 1);
+    const active = this.rules.find(
+      (a) =>
+        a.remaining > 0 &&
+        (a.rule.method === undefined || a.rule.method === method) &&
+        (a.rule.route === undefined || a.rule.route === route || a.rule.route === template) &&
+        (a.pattern === undefined || a.pattern.test(path)),
+    );
+    if (!active) return undefined;
+    active.remaining -= 1;
+    return active.rule;
+  }
+
+  list(): (ParsedFaultRule & { remaining: number | null })[] {
+    return this.rules
+      .filter((a) => a.remaining > 0)
+      .map((a) => ({ ...a.rule, remaining: Number.isFinite(a.remaining) ? a.remaining : null }));
+  }
+}

@@ -1,0 +1,113 @@
+// Every /client/v4 route goes through this gate: latency, the rate limiter, fault injection, bearer-token
+// auth and the account check, error envelopes, Ratelimit headers and the request log, in that order.
+import { type HttpHandler, HttpResponse, http } from 'msw';
+import type { TwinAccount } from './account.ts';
+import { ApiFailure, fail } from './envelope.ts';
+import type { ParsedFaultRule } from './schema.ts';
+
+export const API_PREFIX = '/client/v4';
+const RATE_LIMITED = 'Please wait and consider throttling your request speed';
+
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+  account: TwinAccount;
+}
+
+type Resolver = (ctx: RouteContext) => Response | Promise<Response>;
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function stringParams(params: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params)) if (typeof value === 'string') out[key] = value;
+  return out;
+}
+
+function faultResponse(fault: ParsedFaultRule): Response | undefined {
+  if (fault.reset) return HttpResponse.error();
+  if (fault.malformed) {
+    return new HttpResponse('{"success": true, "errors": [], "result": {"id": ', {
+      status: fault.status ?? 200,
+      headers: { 'Content-Type': 'application/json' },
+    });
+  }
+  const headers: Record<string, string> = {};
+  if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
+  if (fault.successFalse) {
+    return fail(
+      200,
+      fault.code ?? 10002,
+      fault.message ?? 'An internal error occurred (twin fault)',
+      headers,
+    );
+  }
+  if (fault.status === undefined) return undefined;
+  const rateLimited = fault.status === 429;
+  return fail(
+    fault.status,
+    fault.code ?? (rateLimited ? 971 : 10002),
+    fault.message ?? (rateLimited ? RATE_LIMITED : 'An internal error occurred (twin fault)'),
+    headers,
+  );
+}
+
+function authorize(ctx: RouteContext): Response | undefined {
+  const header = ctx.request.headers.get('authorization') ?? '';
+  if (header !== `Bearer ${ctx.account.token}`) return fail(401, 10000, 'Authentication error');
+  const accountParam = ctx.params.account;
+  if (accountParam !== undefined && accountParam !== ctx.account.accountId) {
+    return fail(403, 10000, 'Authentication error');
+  }
+  return undefined;
+}
+
+async function serve(ctx: RouteContext, route: string, resolver: Resolver): Promise<Response> {
+  const { account } = ctx;
+  if (account.latencyMs > 0) await sleep(account.latencyMs);
+  const limit = account.limiter.take();
+  if (!limit.allowed) return fail(429, 971, RATE_LIMITED, limit.headers);
+  const fault = account.faults.take(ctx.request.method, route, ctx.url.pathname.slice(API_PREFIX.length));
+  if (fault?.delayMs) await sleep(fault.delayMs);
+  const injected = fault ? faultResponse(fault) : undefined;
+  const response = injected ?? authorize(ctx) ?? (await runResolver(ctx, resolver));
+  if (response.type !== 'error') {
+    for (const [name, value] of Object.entries(limit.headers)) response.headers.set(name, value);
+  }
+  return response;
+}
+
+async function runResolver(ctx: RouteContext, resolver: Resolver): Promise<Response> {
+  try {
+    return await resolver(ctx);
+  } catch (error) {
+    if (error instanceof ApiFailure) return fail(error.status, error.code, error.message);
+    throw error;
+  }
+}
+
+/** A gated msw handler; `template` is relative to /client/v4 and names the route in the request log. */
+export function route(
+  account: TwinAccount,
+  method: Method | 'ALL',
+  template: string,
+  resolver: Resolver,
+): HttpHandler {
+  const register = method === 'ALL' ? http.all : http[method.toLowerCase() as Lowercase<Method>];
+  return register(`*${API_PREFIX}${template}`, async ({ request, params }) => {
+    const url = new URL(request.url);
+    const name = method === 'ALL' ? 'unmatched' : `${method} ${template}`;
+    const ctx: RouteContext = { request, url, params: stringParams(params), account };
+    const response = await serve(ctx, name, resolver);
+    account.record({
+      method: request.method,
+      route: name,
+      path: url.pathname.slice(API_PREFIX.length),
+      status: response.type === 'error' ? 0 : response.status,
+      at: new Date(account.now()).toISOString(),
+    });
+    return response;
+  });
+}

@@ -1,0 +1,72 @@
+// One KV namespace. Deleted keys can linger in listings for `listingLagMs`, as KV's eventual consistency
+// makes them do for up to about 60 s on the real service (§4.2).
+
+export interface KvEntry {
+  value: Uint8Array;
+  metadata?: unknown;
+  /** Seconds since the epoch. */
+  expiration?: number;
+}
+
+export interface KvListedKey {
+  name: string;
+  expiration?: number;
+  metadata?: unknown;
+}
+
+export class KvNamespace {
+  readonly id: string;
+  title: string;
+  private readonly entries = new Map<string, KvEntry>();
+  private readonly deletedAt = new Map<string, number>();
+
+  constructor(id: string, title: string) {
+    this.id = id;
+    this.title = title;
+  }
+
+  put(name: string, entry: KvEntry): void {
+    this.entries.set(name, entry);
+    this.deletedAt.delete(name);
+  }
+
+  get(name: string, nowMs: number): KvEntry | undefined {
+    const entry = this.entries.get(name);
+    if (entry?.expiration !== undefined && entry.expiration * 1000 <= nowMs) return undefined;
+    return entry;
+  }
+
+  delete(name: string, nowMs: number): void {
+    if (this.entries.delete(name)) this.deletedAt.set(name, nowMs);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Keys sorted by name as a listing sees them: live ones plus deletions younger than the lag. */
+  list(prefix: string, nowMs: number, lagMs: number): KvListedKey[] {
+    const names = new Set<string>();
+    for (const [name, entry] of this.entries) {
+      if (entry.expiration === undefined || entry.expiration * 1000 > nowMs) names.add(name);
+    }
+    for (const [name, at] of this.deletedAt) {
+      if (nowMs - at < lagMs) names.add(name);
+      else this.deletedAt.delete(name);
+    }
+    return [...names]
+      .filter((name) => name.startsWith(prefix))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((name) => {
+        const entry = this.entries.get(name);
+        const key: KvListedKey = { name };
+        if (entry?.expiration !== undefined) key.expiration = entry.expiration;
+        if (entry?.metadata !== undefined) key.metadata = entry.metadata;
+        return key;
+      });
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+}

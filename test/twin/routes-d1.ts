@@ -1,0 +1,104 @@
+// D1 routes (§3): list, get (by uuid or name), create, delete, query and raw.
+import type { HttpHandler } from 'msw';
+import { z } from 'zod';
+import type { TwinAccount } from './account.ts';
+import type { D1Database, D1Statement, D1StatementResult } from './d1-engine.ts';
+import { D1Error } from './d1-engine.ts';
+import { badRequest, jsonBody, notFound, ok, pageOf } from './envelope.ts';
+import { type RouteContext, route } from './gate.ts';
+
+const BASE = '/accounts/:account/d1/database';
+
+const statementSchema = z.object({ sql: z.string(), params: z.array(z.unknown()).optional() });
+const queryBodySchema = z.union([
+  statementSchema.strict(),
+  z.strictObject({ batch: z.array(statementSchema).min(1) }),
+]);
+const createBodySchema = z.looseObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-_]{0,63}$/, 'lowercase letters, digits, - and _ (at most 64)'),
+  primary_location_hint: z.string().optional(),
+  jurisdiction: z.string().optional(),
+});
+
+function summary(db: D1Database) {
+  return {
+    uuid: db.uuid,
+    name: db.name,
+    created_at: db.createdAt,
+    version: 'production',
+    num_tables: db.tableCount(),
+    file_size: db.sizeBytes(),
+    jurisdiction: null,
+  };
+}
+
+function database({ account, params }: RouteContext): D1Database {
+  const db = account.findD1(params.id ?? '');
+  if (!db) throw notFound(7404, `The database ${params.id} could not be found`);
+  return db;
+}
+
+async function statementsOf(request: Request): Promise<D1Statement[]> {
+  const parsed = queryBodySchema.safeParse(await jsonBody(request));
+  if (!parsed.success) {
+    throw badRequest(7400, 'The request body must be {"sql": string, "params"?: [...]} or {"batch": [...]}');
+  }
+  return 'batch' in parsed.data ? parsed.data.batch : [parsed.data];
+}
+
+async function execute(ctx: RouteContext): Promise<D1StatementResult[]> {
+  const db = database(ctx);
+  const statements = await statementsOf(ctx.request);
+  try {
+    return db.execute(statements);
+  } catch (error) {
+    if (error instanceof D1Error) throw badRequest(7500, error.message);
+    throw error;
+  }
+}
+
+function rowObject(columns: string[], row: unknown[]): Record<string, unknown> {
+  return Object.fromEntries(columns.map((c, i) => [c, row[i]]));
+}
+
+export function d1Routes(account: TwinAccount): HttpHandler[] {
+  return [
+    route(account, 'GET', BASE, ({ url }) => {
+      const filter = url.searchParams.get('name') ?? '';
+      const all = [...account.d1.values()].filter((db) => db.name.includes(filter)).map(summary);
+      const { result, resultInfo } = pageOf(all, url, { defaultPerPage: 1000, maxPerPage: 10000 });
+      return ok(result, resultInfo);
+    }),
+    route(account, 'POST', BASE, async ({ request }) => {
+      const parsed = createBodySchema.safeParse(await jsonBody(request));
+      if (!parsed.success)
+        throw badRequest(7400, `Invalid database name: ${parsed.error.issues[0]?.message}`);
+      if (account.findD1(parsed.data.name))
+        throw badRequest(7502, 'A database with that name already exists');
+      return ok(summary(account.createD1(parsed.data.name)));
+    }),
+    route(account, 'GET', `${BASE}/:id`, (ctx) => ok(summary(database(ctx)))),
+    route(account, 'DELETE', `${BASE}/:id`, (ctx) => {
+      const db = database(ctx);
+      account.d1.delete(db.uuid);
+      db.close();
+      return ok(null);
+    }),
+    route(account, 'POST', `${BASE}/:id/query`, async (ctx) => {
+      const results = await execute(ctx);
+      return ok(
+        results.map((r) => ({
+          results: r.rows.map((row) => rowObject(r.columns, row)),
+          success: true,
+          meta: r.meta,
+        })),
+      );
+    }),
+    route(account, 'POST', `${BASE}/:id/raw`, async (ctx) => {
+      const results = await execute(ctx);
+      return ok(
+        results.map((r) => ({ results: { columns: r.columns, rows: r.rows }, success: true, meta: r.meta })),
+      );
+    }),
+  ];
+}

@@ -1,0 +1,184 @@
+// Workers KV routes (§4): namespaces, key listing with cursor, values, bulk put and both bulk deletes.
+import { type HttpHandler, HttpResponse } from 'msw';
+import { z } from 'zod';
+import type { TwinAccount } from './account.ts';
+import { badRequest, cursorPageOf, fail, jsonBody, notFound, ok, pageOf } from './envelope.ts';
+import { type RouteContext, route } from './gate.ts';
+import type { KvEntry, KvNamespace } from './kv-store.ts';
+
+const BASE = '/accounts/:account/storage/kv/namespaces';
+export const BULK_LIMIT = 10_000;
+const MAX_KEY_BYTES = 512;
+
+const titleSchema = z.looseObject({ title: z.string().min(1).max(512) });
+const bulkPutSchema = z.array(
+  z.looseObject({
+    key: z.string(),
+    value: z.string(),
+    base64: z.boolean().optional(),
+    expiration: z.number().optional(),
+    expiration_ttl: z.number().optional(),
+    metadata: z.unknown().optional(),
+  }),
+);
+const bulkDeleteSchema = z.array(z.string());
+
+function view(ns: KvNamespace) {
+  return { id: ns.id, title: ns.title, supports_url_encoding: true };
+}
+
+function namespace({ account, params }: RouteContext): KvNamespace {
+  const ns = account.kv.get(params.ns ?? '');
+  if (!ns) throw notFound(10013, 'namespace not found');
+  return ns;
+}
+
+function checkKeyName(name: string, operation: string): void {
+  if (name === '' || name === '.' || name === '..')
+    throw badRequest(10019, `${operation}: 'Illegal key name'`);
+  if (Buffer.byteLength(name) > MAX_KEY_BYTES) {
+    throw badRequest(10017, `${operation}: 'Key name is longer than the limit of ${MAX_KEY_BYTES} bytes'`);
+  }
+}
+
+function expirationOf(nowMs: number, expiration: unknown, ttl: unknown): number | undefined {
+  if (expiration !== undefined && expiration !== null && expiration !== '') return Number(expiration);
+  if (ttl !== undefined && ttl !== null && ttl !== '') return Math.floor(nowMs / 1000) + Number(ttl);
+  return undefined;
+}
+
+async function valueFromRequest(request: Request): Promise<{ value: Uint8Array; metadata?: unknown }> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!type.startsWith('multipart/form-data')) return { value: new Uint8Array(await request.arrayBuffer()) };
+  const form = await request.formData();
+  const part = form.get('value');
+  if (part === null) throw badRequest(10021, "put: 'multipart body needs a value part'");
+  const value =
+    typeof part === 'string' ? new TextEncoder().encode(part) : new Uint8Array(await part.arrayBuffer());
+  const rawMetadata = form.get('metadata');
+  if (rawMetadata === null) return { value };
+  const text = typeof rawMetadata === 'string' ? rawMetadata : await rawMetadata.text();
+  try {
+    return { value, metadata: JSON.parse(text) };
+  } catch {
+    throw badRequest(10023, "put: 'metadata is not valid JSON'");
+  }
+}
+
+async function bulkDelete(ctx: RouteContext): Promise<Response> {
+  const ns = namespace(ctx);
+  const parsed = bulkDeleteSchema.safeParse(await jsonBody(ctx.request));
+  if (!parsed.success) throw badRequest(10026, "bulk delete: 'the body must be a JSON array of key names'");
+  if (parsed.data.length > BULK_LIMIT) {
+    throw badRequest(
+      10026,
+      `bulk delete: 'request contains ${parsed.data.length} keys, the limit is ${BULK_LIMIT}'`,
+    );
+  }
+  const now = ctx.account.now();
+  for (const name of parsed.data) ns.delete(name, now);
+  return ok({ successful_key_count: parsed.data.length, unsuccessful_keys: [] });
+}
+
+export function kvRoutes(account: TwinAccount): HttpHandler[] {
+  return [
+    route(account, 'GET', BASE, ({ url }) => {
+      const all = [...account.kv.values()].map(view);
+      const { result, resultInfo } = pageOf(all, url, { defaultPerPage: 20, maxPerPage: 1000 });
+      return ok(result, resultInfo);
+    }),
+    route(account, 'POST', BASE, async ({ request }) => {
+      const parsed = titleSchema.safeParse(await jsonBody(request));
+      if (!parsed.success)
+        throw badRequest(10019, 'create namespace: a title of 1-512 characters is required');
+      if ([...account.kv.values()].some((ns) => ns.title === parsed.data.title)) {
+        throw badRequest(
+          10014,
+          'create namespace: a namespace with this account ID and title already exists',
+        );
+      }
+      return ok(view(account.createKv(parsed.data.title)));
+    }),
+    route(account, 'GET', `${BASE}/:ns`, (ctx) => ok(view(namespace(ctx)))),
+    route(account, 'PUT', `${BASE}/:ns`, async (ctx) => {
+      const ns = namespace(ctx);
+      const parsed = titleSchema.safeParse(await jsonBody(ctx.request));
+      if (!parsed.success)
+        throw badRequest(10019, 'rename namespace: a title of 1-512 characters is required');
+      ns.title = parsed.data.title;
+      return ok(view(ns));
+    }),
+    route(account, 'DELETE', `${BASE}/:ns`, (ctx) => {
+      account.kv.delete(namespace(ctx).id);
+      return ok(null);
+    }),
+    route(account, 'GET', `${BASE}/:ns/keys`, (ctx) => {
+      const ns = namespace(ctx);
+      const prefix = ctx.url.searchParams.get('prefix') ?? '';
+      const keys = ns.list(prefix, account.now(), account.kvListingLagMs);
+      const { result, resultInfo } = cursorPageOf(keys, (k) => k.name, ctx.url, {
+        defaultLimit: 1000,
+        minLimit: 10,
+        maxLimit: 1000,
+      });
+      return ok(result, resultInfo);
+    }),
+    route(account, 'GET', `${BASE}/:ns/values/:key`, (ctx) => {
+      const entry = namespace(ctx).get(ctx.params.key ?? '', account.now());
+      if (!entry) return fail(404, 10009, "get: 'key not found'");
+      const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream' };
+      if (entry.expiration !== undefined) headers.Expiration = String(entry.expiration);
+      return new HttpResponse(entry.value, { status: 200, headers });
+    }),
+    route(account, 'GET', `${BASE}/:ns/metadata/:key`, (ctx) => {
+      const entry = namespace(ctx).get(ctx.params.key ?? '', account.now());
+      if (!entry) return fail(404, 10009, "get: 'key not found'");
+      return ok(entry.metadata ?? null);
+    }),
+    route(account, 'PUT', `${BASE}/:ns/values/:key`, async (ctx) => {
+      const ns = namespace(ctx);
+      const name = ctx.params.key ?? '';
+      checkKeyName(name, 'put');
+      const { value, metadata } = await valueFromRequest(ctx.request);
+      const q = ctx.url.searchParams;
+      const entry: KvEntry = { value };
+      if (metadata !== undefined) entry.metadata = metadata;
+      const expiration = expirationOf(
+        account.now(),
+        q.get('expiration') ?? undefined,
+        q.get('expiration_ttl') ?? undefined,
+      );
+      if (expiration !== undefined) entry.expiration = expiration;
+      ns.put(name, entry);
+      return ok({});
+    }),
+    route(account, 'DELETE', `${BASE}/:ns/values/:key`, (ctx) => {
+      namespace(ctx).delete(ctx.params.key ?? '', account.now());
+      return ok({});
+    }),
+    route(account, 'PUT', `${BASE}/:ns/bulk`, async (ctx) => {
+      const ns = namespace(ctx);
+      const parsed = bulkPutSchema.safeParse(await jsonBody(ctx.request));
+      if (!parsed.success)
+        throw badRequest(10026, "bulk put: 'the body must be a JSON array of {key, value}'");
+      if (parsed.data.length > BULK_LIMIT) {
+        throw badRequest(
+          10026,
+          `bulk put: 'request contains ${parsed.data.length} keys, the limit is ${BULK_LIMIT}'`,
+        );
+      }
+      for (const item of parsed.data) {
+        checkKeyName(item.key, 'bulk put');
+        const value = item.base64 ? Buffer.from(item.value, 'base64') : new TextEncoder().encode(item.value);
+        const entry: KvEntry = { value: new Uint8Array(value) };
+        if (item.metadata !== undefined) entry.metadata = item.metadata;
+        const expiration = expirationOf(account.now(), item.expiration, item.expiration_ttl);
+        if (expiration !== undefined) entry.expiration = expiration;
+        ns.put(item.key, entry);
+      }
+      return ok({ successful_key_count: parsed.data.length, unsuccessful_keys: [] });
+    }),
+    route(account, 'POST', `${BASE}/:ns/bulk/delete`, bulkDelete),
+    route(account, 'DELETE', `${BASE}/:ns/bulk`, bulkDelete),
+  ];
+}

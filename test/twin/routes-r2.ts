@@ -1,0 +1,104 @@
+// R2 routes (§5): buckets per jurisdiction (the cf-r2-jurisdiction header) and lifecycle GET/PUT.
+import type { HttpHandler } from 'msw';
+import { z } from 'zod';
+import { bucketKey, type R2Bucket, type TwinAccount } from './account.ts';
+import { ApiFailure, badRequest, jsonBody, notFound, ok } from './envelope.ts';
+import { type RouteContext, route } from './gate.ts';
+import { type Jurisdiction, jurisdictionSchema, lifecycleRuleSchema } from './schema.ts';
+
+const BASE = '/accounts/:account/r2/buckets';
+const MAX_RULES = 1000;
+
+const createSchema = z.looseObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/),
+  locationHint: z.string().optional(),
+  storageClass: z.string().optional(),
+});
+const lifecycleSchema = z.strictObject({ rules: z.array(lifecycleRuleSchema) });
+
+function jurisdictionOf(request: Request): Jurisdiction {
+  const header = request.headers.get('cf-r2-jurisdiction');
+  if (header === null || header === '') return 'default';
+  const parsed = jurisdictionSchema.safeParse(header);
+  if (!parsed.success) throw badRequest(10041, `Invalid jurisdiction "${header}"`);
+  return parsed.data;
+}
+
+function view(bucket: R2Bucket) {
+  const out: Record<string, unknown> = {
+    name: bucket.name,
+    creation_date: bucket.createdAt,
+    location: bucket.location,
+    storage_class: bucket.storageClass,
+  };
+  if (bucket.jurisdiction !== 'default') out.jurisdiction = bucket.jurisdiction;
+  return out;
+}
+
+/** Found only with the jurisdiction it was created in (§5.2). */
+function bucket({ account, params, request }: RouteContext): R2Bucket {
+  const found = account.r2.get(bucketKey(params.bucket ?? '', jurisdictionOf(request)));
+  if (!found) throw notFound(10006, 'The specified bucket does not exist.');
+  return found;
+}
+
+function validateRules(body: unknown) {
+  const parsed = lifecycleSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badRequest(
+      10040,
+      `The lifecycle configuration is not valid: ${issue?.path.join('.')}: ${issue?.message}`,
+    );
+  }
+  const { rules } = parsed.data;
+  if (rules.length > MAX_RULES)
+    throw badRequest(10040, `A bucket can have at most ${MAX_RULES} lifecycle rules`);
+  const ids = new Set<string>();
+  for (const rule of rules) {
+    if (ids.has(rule.id)) throw badRequest(10040, `Duplicate lifecycle rule id "${rule.id}"`);
+    ids.add(rule.id);
+    if (
+      !rule.deleteObjectsTransition &&
+      !rule.abortMultipartUploadsTransition &&
+      !rule.storageClassTransitions
+    ) {
+      throw badRequest(10040, `Lifecycle rule "${rule.id}" has no action`);
+    }
+  }
+  return rules;
+}
+
+export function r2Routes(account: TwinAccount): HttpHandler[] {
+  return [
+    route(account, 'GET', BASE, ({ request }) => {
+      const jurisdiction = jurisdictionOf(request);
+      const buckets = [...account.r2.values()]
+        .filter((b) => b.jurisdiction === jurisdiction)
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map(view);
+      return ok({ buckets }, { cursor: '', per_page: 1000 });
+    }),
+    route(account, 'POST', BASE, async ({ request }) => {
+      const jurisdiction = jurisdictionOf(request);
+      const parsed = createSchema.safeParse(await jsonBody(request));
+      if (!parsed.success) throw badRequest(10005, 'The specified bucket name is not valid.');
+      if (account.r2.has(bucketKey(parsed.data.name, jurisdiction))) {
+        throw new ApiFailure(409, 10004, 'The bucket you tried to create already exists, and you own it.');
+      }
+      return ok(view(account.createBucket(parsed.data.name, jurisdiction)));
+    }),
+    route(account, 'GET', `${BASE}/:bucket`, (ctx) => ok(view(bucket(ctx)))),
+    route(account, 'DELETE', `${BASE}/:bucket`, (ctx) => {
+      const found = bucket(ctx);
+      account.r2.delete(bucketKey(found.name, found.jurisdiction));
+      return ok({});
+    }),
+    route(account, 'GET', `${BASE}/:bucket/lifecycle`, (ctx) => ok({ rules: bucket(ctx).rules })),
+    route(account, 'PUT', `${BASE}/:bucket/lifecycle`, async (ctx) => {
+      const found = bucket(ctx);
+      found.rules = validateRules(await jsonBody(ctx.request));
+      return ok({});
+    }),
+  ];
+}
