@@ -11,3 +11,11 @@ export function parseDurationSeconds(text: string): number | undefined {
   const seconds = Number(amount) * SECONDS_PER_UNIT[unit as keyof typeof SECONDS_PER_UNIT];
   return seconds > 0 ? seconds : undefined;
 }
+
+/** The shortest exact form of a duration in seconds: 10800 -> `3h`, 5400 -> `90m`, 172800 -> `2d`. */
+export function formatDurationSeconds(seconds: number): string {
+  for (const [unit, size] of Object.entries(SECONDS_PER_UNIT).reverse()) {
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}

@@ -1,0 +1,385 @@
+// The Cloudflare account as preview-gc sees it: the few calls an erase needs, each one paced, counted
+// by kind and validated. The official SDK builds the requests (its own retries off); the Worker
+// upload is a hand-built FormData sent with the raw `put`, because the SDK's upload is broken in
+// 7.x (API notes §6.4).
+import Cloudflare from 'cloudflare';
+import { z } from 'zod';
+import type { R2Jurisdiction } from '../config/slot-config.ts';
+import { readAnswer, type SdkRequestOptions } from './answer.ts';
+import type { Pacer } from './pacer.ts';
+
+export interface CloudflareAccountOptions {
+  apiToken: string;
+  accountId: string;
+  /** e.g. https://api.cloudflare.com/client/v4 */
+  baseUrl: string;
+  pacer: Pacer;
+  fetch?: typeof fetch;
+}
+
+export interface D1Statement {
+  sql: string;
+  params?: string[];
+}
+export interface D1StatementResult {
+  results: Record<string, unknown>[];
+  changes: number;
+}
+
+const lifecycleRuleSchema = z.looseObject({
+  id: z.string(),
+  enabled: z.boolean(),
+  conditions: z.looseObject({ prefix: z.string().optional() }).optional(),
+});
+/** A lifecycle rule as the API returns it; fields preview-gc does not manage are kept as they are. */
+export type LifecycleRule = z.infer<typeof lifecycleRuleSchema>;
+
+const workerExportSchema = z.looseObject({ type: z.string(), storage: z.string().optional() });
+const workerScriptSchema = z.looseObject({
+  id: z.string(),
+  migration_tag: z.string().nullish(),
+  tags: z.array(z.string()).nullish(),
+  exports: z.record(z.string(), workerExportSchema).nullish(),
+});
+export interface WorkerScriptSummary {
+  name: string;
+  migrationTag: string | undefined;
+  tags: string[];
+  /** Live declarative exports; undefined when the script uses legacy migrations. */
+  exports: Record<string, { type: string; storage?: string | undefined }> | undefined;
+}
+
+const doNamespaceSchema = z.looseObject({
+  id: z.string(),
+  class: z.string().nullish(),
+  script: z.string().nullish(),
+  use_sqlite: z.boolean().nullish(),
+});
+export interface DurableObjectNamespace {
+  id: string;
+  className: string;
+  script: string;
+  sqlite: boolean;
+}
+
+const containerAppSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  durable_objects: z.looseObject({ namespace_id: z.string() }).nullish(),
+});
+export interface ContainerApplication {
+  id: string;
+  name: string;
+  namespaceId: string | undefined;
+}
+
+const pageInfoSchema = z
+  .looseObject({ total_pages: z.number().nullish(), total_count: z.number().nullish() })
+  .nullish();
+const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
+const tokenInfoSchema = z.looseObject({ next_page_token: z.string().nullish() }).nullish();
+
+/** A page-numbered listing longer than this is not believed (it would be a runaway loop). */
+const MAX_PAGES = 1000;
+
+export interface WorkerModuleFile {
+  name: string;
+  content: string;
+  type: string;
+}
+
+export class CloudflareAccount {
+  readonly accountId: string;
+  readonly pacer: Pacer;
+  private readonly client: Cloudflare;
+
+  constructor(options: CloudflareAccountOptions) {
+    this.accountId = options.accountId;
+    this.pacer = options.pacer;
+    this.client = new Cloudflare({
+      apiToken: options.apiToken,
+      // Explicit nulls: the SDK would otherwise pick up CLOUDFLARE_API_KEY & co. from the environment.
+      apiKey: null,
+      apiEmail: null,
+      userServiceKey: null,
+      baseURL: options.baseUrl,
+      maxRetries: 0,
+      timeout: options.pacer.timeoutMs,
+      logLevel: 'off',
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  /** One paced call: `request` builds the SDK request, the answer is checked against the schemas. */
+  private send<R, I = undefined>(
+    kind: string,
+    request: (options: SdkRequestOptions) => PromiseLike<Response>,
+    resultSchema: z.ZodType<R>,
+    infoSchema?: z.ZodType<I>,
+  ) {
+    return this.pacer.call(kind, (context) => readAnswer(kind, context, request, resultSchema, infoSchema));
+  }
+
+  /** Every item of a page-numbered listing, one paced request per page. */
+  private async allPages<T>(
+    kind: string,
+    request: (page: number, options: SdkRequestOptions) => PromiseLike<Response>,
+    itemSchema: z.ZodType<T>,
+  ): Promise<T[]> {
+    const items: T[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { result, info } = await this.send(
+        kind,
+        (options) => request(page, options),
+        z.array(itemSchema),
+        pageInfoSchema,
+      );
+      items.push(...result);
+      const totalPages = info?.total_pages ?? undefined;
+      const totalCount = info?.total_count ?? undefined;
+      const done =
+        result.length === 0 ||
+        (totalPages !== undefined && page >= totalPages) ||
+        (totalCount !== undefined && items.length >= totalCount);
+      if (done) return items;
+    }
+    return items;
+  }
+
+  listD1Databases(): Promise<{ uuid: string; name: string }[]> {
+    return this.allPages(
+      'd1.list',
+      (page, options) =>
+        this.client.d1.database
+          .list({ account_id: this.accountId, page, per_page: 1000 }, options)
+          .asResponse(),
+      z.looseObject({ uuid: z.string(), name: z.string() }),
+    );
+  }
+
+  /** Runs the statements as one request (one implicit transaction); one result per statement. */
+  async queryD1(databaseId: string, statements: D1Statement[]): Promise<D1StatementResult[]> {
+    const [only] = statements;
+    const body = statements.length === 1 && only ? only : { batch: statements };
+    const { result } = await this.send(
+      'd1.query',
+      (options) =>
+        this.client.d1.database
+          .query(databaseId, { account_id: this.accountId, ...body }, options)
+          .asResponse(),
+      z
+        .array(
+          z.looseObject({
+            success: z.boolean().optional(),
+            results: z.array(z.record(z.string(), z.unknown())).nullish(),
+            meta: z.looseObject({ changes: z.number().optional() }).nullish(),
+          }),
+        )
+        .length(statements.length, `one result per statement (${statements.length})`),
+    );
+    return result.map((entry) => ({ results: entry.results ?? [], changes: entry.meta?.changes ?? 0 }));
+  }
+
+  listKvNamespaces(): Promise<{ id: string; title: string }[]> {
+    return this.allPages(
+      'kv.namespaces.list',
+      (page, options) =>
+        this.client.kv.namespaces
+          .list({ account_id: this.accountId, page, per_page: 1000 }, options)
+          .asResponse(),
+      z.looseObject({ id: z.string(), title: z.string() }),
+    );
+  }
+
+  /** One page of at most 1,000 key names; `cursor` '' means this was the last page. */
+  async listKvKeys(
+    namespaceId: string,
+    cursor: string | undefined,
+  ): Promise<{ names: string[]; cursor: string }> {
+    const { result, info } = await this.send(
+      'kv.keys.list',
+      (options) =>
+        this.client.kv.namespaces.keys
+          .list(
+            namespaceId,
+            { account_id: this.accountId, limit: 1000, ...(cursor ? { cursor } : {}) },
+            options,
+          )
+          .asResponse(),
+      z.array(z.looseObject({ name: z.string() })),
+      cursorInfoSchema,
+    );
+    return { names: result.map((key) => key.name), cursor: info?.cursor ?? '' };
+  }
+
+  /** Deletes up to 10,000 keys; returns the keys Cloudflare says it could not delete. */
+  async bulkDeleteKvKeys(namespaceId: string, names: string[]): Promise<{ unsuccessful: string[] }> {
+    const { result } = await this.send(
+      'kv.bulkDelete',
+      (options) =>
+        this.client.kv.namespaces
+          .bulkDelete(namespaceId, { account_id: this.accountId, body: names }, options)
+          .asResponse(),
+      // Older API versions answer null or {} (API notes §4.2).
+      z.looseObject({ unsuccessful_keys: z.array(z.string()).nullish() }).nullish(),
+    );
+    return { unsuccessful: result?.unsuccessful_keys ?? [] };
+  }
+
+  /** Names of every bucket in one jurisdiction. */
+  async listR2Buckets(jurisdiction: R2Jurisdiction): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { result, info } = await this.send(
+        'r2.buckets.list',
+        (options) =>
+          this.client.r2.buckets
+            .list(
+              {
+                account_id: this.accountId,
+                per_page: 1000,
+                ...(cursor ? { cursor } : {}),
+                ...jurisdictionHeader(jurisdiction),
+              },
+              options,
+            )
+            .asResponse(),
+        z.looseObject({ buckets: z.array(z.looseObject({ name: z.string() })).nullish() }),
+        cursorInfoSchema,
+      );
+      const buckets = result.buckets ?? [];
+      names.push(...buckets.map((bucket) => bucket.name));
+      cursor = info?.cursor ?? undefined;
+      if (!cursor || buckets.length === 0) break;
+    }
+    return names;
+  }
+
+  async getR2Lifecycle(bucket: string, jurisdiction: R2Jurisdiction): Promise<LifecycleRule[]> {
+    const { result } = await this.send(
+      'r2.lifecycle.get',
+      (options) =>
+        this.client.r2.buckets.lifecycle
+          .get(bucket, { account_id: this.accountId, ...jurisdictionHeader(jurisdiction) }, options)
+          .asResponse(),
+      z.looseObject({ rules: z.array(lifecycleRuleSchema).nullish() }),
+    );
+    return result.rules ?? [];
+  }
+
+  /** Replaces every rule of the bucket (a PUT replaces the whole set). */
+  async putR2Lifecycle(bucket: string, jurisdiction: R2Jurisdiction, rules: LifecycleRule[]): Promise<void> {
+    await this.send(
+      'r2.lifecycle.put',
+      (options) =>
+        this.client.r2.buckets.lifecycle
+          .update(
+            bucket,
+            {
+              account_id: this.accountId,
+              ...jurisdictionHeader(jurisdiction),
+              rules: rules as Cloudflare.R2.Buckets.LifecycleUpdateParams.Rule[],
+            },
+            options,
+          )
+          .asResponse(),
+      z.unknown(),
+    );
+  }
+
+  listWorkerScripts(): Promise<WorkerScriptSummary[]> {
+    return this.send(
+      'workers.list',
+      (options) => this.client.workers.scripts.list({ account_id: this.accountId }, options).asResponse(),
+      z.array(workerScriptSchema),
+    ).then(({ result }) =>
+      result.map((script) => ({
+        name: script.id,
+        migrationTag: script.migration_tag ?? undefined,
+        tags: script.tags ?? [],
+        exports: script.exports ?? undefined,
+      })),
+    );
+  }
+
+  async listDurableObjectNamespaces(): Promise<DurableObjectNamespace[]> {
+    const namespaces = await this.allPages(
+      'do.namespaces.list',
+      (page, options) =>
+        this.client.durableObjects.namespaces
+          .list({ account_id: this.accountId, page, per_page: 1000 }, options)
+          .asResponse(),
+      doNamespaceSchema,
+    );
+    return namespaces.map((namespace) => ({
+      id: namespace.id,
+      className: namespace.class ?? '',
+      script: namespace.script ?? '',
+      sqlite: namespace.use_sqlite ?? false,
+    }));
+  }
+
+  async listContainerApplications(): Promise<ContainerApplication[]> {
+    const applications: ContainerApplication[] = [];
+    let token: string | undefined;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { result, info } = await this.send(
+        'containers.list',
+        (options) =>
+          this.client.containers.applications
+            .list(
+              { account_id: this.accountId, per_page: 100, ...(token ? { page_token: token } : {}) },
+              options,
+            )
+            .asResponse(),
+        z.array(containerAppSchema),
+        tokenInfoSchema,
+      );
+      applications.push(
+        ...result.map((app) => ({
+          id: app.id,
+          name: app.name,
+          namespaceId: app.durable_objects?.namespace_id,
+        })),
+      );
+      token = info?.next_page_token ?? undefined;
+      if (!token || result.length === 0) break;
+    }
+    return applications;
+  }
+
+  /** Uploads a whole Worker: one JSON `metadata` part and one part per module. */
+  async uploadWorker(
+    name: string,
+    metadata: Record<string, unknown>,
+    modules: WorkerModuleFile[],
+  ): Promise<void> {
+    await this.send(
+      'workers.upload',
+      (options) => {
+        // A fresh form per attempt: a body stream cannot be sent twice.
+        const form = new FormData();
+        form.set(
+          'metadata',
+          new Blob([JSON.stringify(metadata)], { type: 'application/json' }),
+          'metadata.json',
+        );
+        for (const module of modules)
+          form.set(module.name, new File([module.content], module.name, { type: module.type }));
+        return this.client
+          .put(`/accounts/${this.accountId}/workers/scripts/${encodeURIComponent(name)}`, {
+            body: form,
+            ...options,
+          })
+          .asResponse();
+      },
+      z.looseObject({}),
+    );
+  }
+}
+
+/** The default jurisdiction is the absence of the header. */
+function jurisdictionHeader(jurisdiction: R2Jurisdiction): { 'cf-r2-jurisdiction'?: R2Jurisdiction } {
+  return jurisdiction === 'default' ? {} : { 'cf-r2-jurisdiction': jurisdiction };
+}

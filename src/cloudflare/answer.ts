@@ -1,0 +1,169 @@
+// One HTTP attempt through the SDK, turned into either a validated answer or a CloudflareCallError.
+// The SDK is only used to build and send the request (`.asResponse()`): the envelope is read and
+// checked here, because the SDK hands back `result` of a 200 with `success: false` as if it worked.
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare';
+import { z } from 'zod';
+import { type CallFailureReason, CloudflareCallError } from './call-error.ts';
+import type { AttemptContext } from './pacer.ts';
+
+const envelopeSchema = z.object({
+  success: z.boolean(),
+  errors: z
+    .array(z.looseObject({ code: z.number(), message: z.string() }))
+    .nullish()
+    .transform((errors) => errors ?? []),
+  result: z.unknown(),
+  result_info: z.unknown().optional(),
+});
+
+/** The options every SDK call gets: one attempt, our signal, our timeout. */
+export interface SdkRequestOptions {
+  maxRetries: 0;
+  timeout: number;
+  signal: AbortSignal;
+}
+
+export interface Answer<R, I> {
+  result: R;
+  info: I;
+}
+
+const MAX_MESSAGE = 300;
+
+function describeErrors(errors: readonly { code: number; message: string }[]): string {
+  const text = errors.map((error) => `code ${error.code}: ${error.message}`).join('; ');
+  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+}
+
+/** Milliseconds the server asked to wait: `retry-after-ms`, else `Retry-After` (seconds or a date). */
+export function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function codesOf(body: unknown): { code: number; message: string }[] {
+  const parsed = envelopeSchema.pick({ errors: true }).safeParse(body);
+  return parsed.success ? parsed.data.errors : [];
+}
+
+/** Turns whatever one attempt threw into a CloudflareCallError; `timedOut` says our timer fired. */
+export function toCallError(kind: string, error: unknown, context: AttemptContext, timedOut: boolean) {
+  if (error instanceof CloudflareCallError) return error;
+  const fail = (reason: CallFailureReason, message: string, status?: number) =>
+    new CloudflareCallError({ kind, reason, status }, message);
+  if (context.signal.aborted) return fail('aborted', 'the run was stopped');
+  if (timedOut || error instanceof APIConnectionTimeoutError) {
+    return fail('timeout', `no answer within ${Math.round(context.timeoutMs / 1000)} s`);
+  }
+  if (error instanceof APIConnectionError) {
+    return fail('network', `could not reach Cloudflare (${causeOf(error)})`);
+  }
+  if (error instanceof APIError && error.status !== undefined) {
+    const errors = codesOf(error.error);
+    return new CloudflareCallError(
+      {
+        kind,
+        reason: 'api',
+        status: error.status,
+        codes: errors.map((entry) => entry.code),
+        retryAfterMs: retryAfterMs(error.headers, Date.now()),
+      },
+      `HTTP ${error.status}${errors.length > 0 ? `, ${describeErrors(errors)}` : ''}`,
+    );
+  }
+  // The body stream broke after the headers arrived (a reset mid-answer).
+  if (error instanceof TypeError || (error instanceof Error && error.name === 'AbortError')) {
+    return fail('network', `the connection broke while reading the answer (${causeOf(error)})`);
+  }
+  return error;
+}
+
+function causeOf(error: Error): string {
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code ?? cause?.message ?? error.message;
+}
+
+/**
+ * Sends one request built by `request` and validates the envelope and its `result` (and
+ * `result_info` when a schema is given). For use inside `pacer.call`.
+ */
+export async function readAnswer<R, I = undefined>(
+  kind: string,
+  context: AttemptContext,
+  request: (options: SdkRequestOptions) => PromiseLike<Response>,
+  resultSchema: z.ZodType<R>,
+  infoSchema?: z.ZodType<I>,
+): Promise<Answer<R, I>> {
+  const timeout = AbortSignal.timeout(context.timeoutMs);
+  const signal = AbortSignal.any([context.signal, timeout]);
+  let body: unknown;
+  let status: number;
+  try {
+    const response = await request({ maxRetries: 0, timeout: context.timeoutMs, signal });
+    status = response.status;
+    const text = await response.text();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new CloudflareCallError(
+        { kind, reason: 'invalid-answer', status },
+        `HTTP ${status} with a body that is not JSON (${text.length} bytes)`,
+      );
+    }
+  } catch (error) {
+    throw toCallError(kind, error, context, timeout.aborted);
+  }
+  return checkEnvelope(kind, status, body, resultSchema, infoSchema);
+}
+
+function checkEnvelope<R, I>(
+  kind: string,
+  status: number,
+  body: unknown,
+  resultSchema: z.ZodType<R>,
+  infoSchema: z.ZodType<I> | undefined,
+): Answer<R, I> {
+  const envelope = envelopeSchema.safeParse(body);
+  if (!envelope.success) {
+    throw new CloudflareCallError(
+      { kind, reason: 'invalid-answer', status },
+      `HTTP ${status} without the API envelope (${firstIssue(envelope.error)})`,
+    );
+  }
+  const { success, errors, result, result_info } = envelope.data;
+  if (!success) {
+    throw new CloudflareCallError(
+      { kind, reason: 'api', status, codes: errors.map((error) => error.code) },
+      `HTTP ${status} with success: false${errors.length > 0 ? `, ${describeErrors(errors)}` : ''}`,
+    );
+  }
+  const parsedResult = resultSchema.safeParse(result);
+  const parsedInfo = infoSchema?.safeParse(result_info);
+  const issue = !parsedResult.success
+    ? `result${firstIssue(parsedResult.error)}`
+    : parsedInfo && !parsedInfo.success
+      ? `result_info${firstIssue(parsedInfo.error)}`
+      : undefined;
+  if (issue !== undefined || !parsedResult.success) {
+    throw new CloudflareCallError(
+      { kind, reason: 'invalid-answer', status },
+      `HTTP ${status} with an answer that does not match the API (${issue})`,
+    );
+  }
+  return { result: parsedResult.data, info: parsedInfo?.data as I };
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return '';
+  const path = issue.path.map((segment) =>
+    typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`,
+  );
+  return `${path.join('')}: ${issue.message}`;
+}

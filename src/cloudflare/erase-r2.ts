@@ -1,0 +1,72 @@
+// Step 4: make sure the bucket's managed lifecycle rule is in place. Objects are never deleted one by
+// one: the rule is the reaper. A PUT replaces the whole rule set, so the rules are read first, the
+// managed rule (by id) is replaced or added, every other rule (the default multipart-abort rule,
+// the team's own rules) is sent back exactly as read, and nothing is sent when nothing changed.
+import { formatDurationSeconds } from '../config/duration.ts';
+import type { SlotR2 } from '../config/slot-config.ts';
+import type { LifecycleRule } from './account.ts';
+import {
+  counted,
+  type EraseContext,
+  missingResource,
+  type R2Details,
+  type StepOutcome,
+} from './erase-step.ts';
+
+export function managedRule(expire: SlotR2['expire']): LifecycleRule {
+  return {
+    id: expire.id,
+    enabled: true,
+    conditions: { prefix: expire.prefix },
+    deleteObjectsTransition: { condition: { type: 'Age', maxAge: expire.afterSeconds } },
+  };
+}
+
+/** JSON with sorted keys and a missing prefix read as "" (the default rule comes back as `conditions: {}`). */
+function canonical(rule: LifecycleRule): string {
+  const normalised = { ...rule, conditions: { ...rule.conditions, prefix: rule.conditions?.prefix ?? '' } };
+  return JSON.stringify(normalised, (_, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  );
+}
+
+/** The rule set to send, or null when the bucket already has exactly the managed rule. */
+export function withManagedRule(
+  rules: readonly LifecycleRule[],
+  wanted: LifecycleRule,
+): { rules: LifecycleRule[]; change: 'added' | 'replaced' } | null {
+  const index = rules.findIndex((rule) => rule.id === wanted.id);
+  if (index === -1) return { rules: [...rules, wanted], change: 'added' };
+  const current = rules[index];
+  if (current && canonical(current) === canonical(wanted)) return null;
+  return { rules: rules.map((rule, position) => (position === index ? wanted : rule)), change: 'replaced' };
+}
+
+export async function eraseR2(context: EraseContext, bucket: SlotR2): Promise<StepOutcome> {
+  const { jurisdiction } = bucket;
+  const where = jurisdiction === 'default' ? 'R2 bucket' : `R2 bucket (jurisdiction ${jurisdiction})`;
+  if (!(await context.resolver.r2BucketExists(bucket.bucket, jurisdiction))) {
+    throw missingResource(where, bucket.bucket, bucket);
+  }
+  const rules = await context.account.getR2Lifecycle(bucket.bucket, jurisdiction);
+  const wanted = managedRule(bucket.expire);
+  const keptRules = rules.filter((rule) => rule.id !== wanted.id).map((rule) => rule.id);
+  const kept = keptRules.length > 0 ? `; kept ${counted(keptRules.length, 'other rule')}` : '';
+  const next = withManagedRule(rules, wanted);
+  if (next === null) {
+    return {
+      status: 'unchanged',
+      summary: 'rules unchanged',
+      details: { jurisdiction, rule: 'unchanged', keptRules },
+    };
+  }
+  const details: R2Details = { jurisdiction, rule: next.change, keptRules };
+  const prefix = bucket.expire.prefix === '' ? 'objects' : `objects under '${bucket.expire.prefix}'`;
+  const what = `rule ${wanted.id} (${prefix} expire after ${formatDurationSeconds(bucket.expire.afterSeconds)})`;
+  const verb = next.change === 'added' ? 'add' : 'replace';
+  if (context.dryRun) return { status: 'would-change', summary: `would ${verb} ${what}${kept}`, details };
+  await context.account.putR2Lifecycle(bucket.bucket, jurisdiction, next.rules);
+  return { status: 'done', summary: `${verb === 'add' ? 'added' : 'replaced'} ${what}${kept}`, details };
+}

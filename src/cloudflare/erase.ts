@@ -1,0 +1,187 @@
+// Erases one slot in the design's order: compute (park the Worker, tombstone its Durable Objects),
+// D1, KV, R2. Before every step the fence is asked (the sweep renews its lease there); a false
+// answer stops the erase. A failed step does not stop the others (they do not depend on each other,
+// and each one done is one less for the next sweep), but a step stopped by the budget, the deadline,
+// the rate limit or an abort stops everything: the rest would fail the same way. Dry run is the
+// same path: reads happen, every mutation becomes a 'would-change' record.
+import type { SlotResources } from '../config/slot-config.ts';
+import type { CloudflareAccount } from './account.ts';
+import { CloudflareCallError, DEFERRING_REASONS } from './call-error.ts';
+import { eraseCompute } from './erase-compute.ts';
+import { eraseD1 } from './erase-d1.ts';
+import { eraseKv } from './erase-kv.ts';
+import { eraseR2 } from './erase-r2.ts';
+import {
+  type EraseContext,
+  StepError,
+  type StepFailureReason,
+  type StepKind,
+  type StepOutcome,
+  type StepResult,
+} from './erase-step.ts';
+import type { NameResolver } from './resolver.ts';
+
+export type EraseStatus =
+  /** Every step done or already clean: the slot may be released clean. */
+  | 'complete'
+  /** The fence answered false: someone else holds the slot now. */
+  | 'fenced'
+  /** Budget, deadline or rate limit ran out, or `only` left steps out: the next run goes on. */
+  | 'deferred'
+  /** The run was stopped (SIGTERM). */
+  | 'aborted'
+  /** A step failed for a reason a person should look at. */
+  | 'failed';
+
+export interface EraseResult {
+  status: EraseStatus;
+  steps: StepResult[];
+  /** Cloudflare requests this erase made, retries included. */
+  requests: number;
+}
+
+export interface EraseSlotOptions {
+  account: CloudflareAccount;
+  resolver: NameResolver;
+  resources: SlotResources;
+  /** Renews the lease; false means the slot was taken away and nothing more may be destroyed. */
+  fence: () => Promise<boolean>;
+  dryRun: boolean;
+  /** Stops the erase between steps (the pacer's own signal aborts waits and calls in flight). */
+  signal?: AbortSignal;
+  /**
+   * Run only these kinds of steps (e.g. ['compute'] to park promptly on cleanup); default all. The
+   * others are reported 'not-run' and the erase as 'deferred' (not clean yet) unless a step failed.
+   */
+  only?: readonly StepKind[];
+}
+
+interface PlannedStep {
+  kind: StepKind;
+  resource: string;
+  run: (context: EraseContext) => Promise<StepOutcome>;
+}
+
+function planSteps(resources: SlotResources): PlannedStep[] {
+  return [
+    ...resources.workers.map((worker) => ({
+      kind: 'compute' as const,
+      resource: worker.name,
+      run: (context: EraseContext) => eraseCompute(context, worker),
+    })),
+    ...resources.d1.map((database) => ({
+      kind: 'd1' as const,
+      resource: database.name,
+      run: (context: EraseContext) => eraseD1(context, database),
+    })),
+    ...resources.kv.map((namespace) => ({
+      kind: 'kv' as const,
+      resource: namespace.title,
+      run: (context: EraseContext) => eraseKv(context, namespace),
+    })),
+    ...resources.r2.map((bucket) => ({
+      kind: 'r2' as const,
+      resource: bucket.bucket,
+      run: (context: EraseContext) => eraseR2(context, bucket),
+    })),
+  ];
+}
+
+function failureOf(error: unknown): {
+  reason: StepFailureReason;
+  message: string;
+  details: StepResult['details'];
+} {
+  if (error instanceof StepError)
+    return { reason: error.reason, message: error.message, details: error.details };
+  if (error instanceof CloudflareCallError)
+    return { reason: error.reason, message: error.message, details: null };
+  return {
+    reason: 'internal',
+    message: error instanceof Error ? error.message : String(error),
+    details: null,
+  };
+}
+
+/** What a failure means for the steps after it. */
+function stopFor(reason: StepFailureReason): EraseStatus | undefined {
+  if (reason === 'aborted') return 'aborted';
+  if (reason === 'fence') return 'failed';
+  return DEFERRING_REASONS.has(reason) ? 'deferred' : undefined;
+}
+
+const STOPPED_SUMMARY: Record<EraseStatus, string> = {
+  complete: '',
+  fenced: 'not run: the lease was taken over',
+  deferred: 'not run: deferred to the next run',
+  aborted: 'not run: the run was stopped',
+  failed: 'not run: the lease could not be renewed',
+};
+
+export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult> {
+  const { account, resolver, resources, fence, dryRun, signal, only } = options;
+  const context: EraseContext = { account, resolver, dryRun };
+  const startRequests = account.pacer.usage().requests;
+  const steps: StepResult[] = [];
+  let stopped: EraseStatus | undefined;
+  let leftOut = false;
+
+  for (const step of planSteps(resources)) {
+    const base = { kind: step.kind, resource: step.resource, details: null, requests: 0 };
+    if (only !== undefined && !only.includes(step.kind)) {
+      leftOut = true;
+      steps.push({ ...base, status: 'not-run', summary: 'not run: left to the next erase' });
+      continue;
+    }
+    if (stopped === undefined && signal?.aborted) stopped = 'aborted';
+    if (stopped === undefined) {
+      const fenced = await askFence(fence);
+      if (typeof fenced === 'string') {
+        stopped = 'failed';
+        steps.push({
+          ...base,
+          status: 'failed',
+          summary: fenced,
+          failure: { reason: 'fence', message: fenced },
+        });
+        continue;
+      }
+      if (!fenced) stopped = 'fenced';
+    }
+    if (stopped !== undefined) {
+      steps.push({ ...base, status: 'not-run', summary: STOPPED_SUMMARY[stopped] });
+      continue;
+    }
+
+    const before = account.pacer.usage().requests;
+    try {
+      const outcome = await step.run(context);
+      steps.push({ ...base, ...outcome, requests: account.pacer.usage().requests - before });
+    } catch (error) {
+      const { reason, message, details } = failureOf(error);
+      stopped = stopFor(reason);
+      steps.push({
+        ...base,
+        status: 'failed',
+        summary: message,
+        details,
+        requests: account.pacer.usage().requests - before,
+        failure: { reason, message },
+      });
+    }
+  }
+
+  const status: EraseStatus =
+    stopped ??
+    (steps.some((step) => step.status === 'failed') ? 'failed' : leftOut ? 'deferred' : 'complete');
+  return { status, steps, requests: account.pacer.usage().requests - startRequests };
+}
+
+/** The fence's answer, or the message of its error: a throwing fence stops the erase like a false one. */
+async function askFence(fence: () => Promise<boolean>): Promise<boolean | string> {
+  try {
+    return await fence();
+  } catch (error) {
+    return `could not renew the lease before this step: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}

@@ -1,0 +1,211 @@
+// Every Cloudflare request of a run goes through one Pacer. It keeps the run inside the account's
+// shared limit (1,200 requests per 5 minutes for everything using the token) and inside its own
+// budget, and it decides about retries, because the SDK's own retries wait for any Retry-After
+// without a cap (its retries are off: maxRetries 0).
+//
+// - a steady rate: requests start at least 1/rate apart (spacing, no bursts);
+// - a budget: at most `budget` HTTP requests per run, retries included;
+// - 429: the server's wait (retry-after-ms, else Retry-After) is honoured up to `retryAfterCapMs`;
+//   a longer wait fails the call at once as `rate-limited` and holds back every later call until
+//   that wait is over (they fail at once too, without a request);
+// - 5xx, 408, network errors and timeouts: retried with jittered exponential backoff;
+// - at most `maxAttempts` attempts per call, 429s included;
+// - a run deadline: no attempt starts after it, and no wait runs past it;
+// - an AbortSignal: aborts waits and in-flight attempts (`aborted`).
+import { setTimeout as sleepTimer } from 'node:timers/promises';
+import { CloudflareCallError } from './call-error.ts';
+
+export interface PacerClock {
+  now(): number;
+  /** Resolves after `ms`; rejects when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** A number in [0, 1), for jitter. */
+  random(): number;
+}
+
+export const systemClock: PacerClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => sleepTimer(ms, undefined, signal ? { signal } : {}),
+  random: () => Math.random(),
+};
+
+export interface PacerOptions {
+  /** HTTP requests allowed in this run, retries included. Default 600. */
+  budget?: number;
+  /** Steady rate in requests per second. Default 3. */
+  ratePerSecond?: number;
+  /** Longest server-requested wait that is honoured. Default 60 s. */
+  retryAfterCapMs?: number;
+  /** Attempts per call, the first included. Default 4. */
+  maxAttempts?: number;
+  /** Time allowed for one attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Clock time after which no attempt starts. */
+  deadlineAt?: number;
+  signal?: AbortSignal;
+  clock?: PacerClock;
+}
+
+/** What a single attempt gets: abort it on `signal`, give up after `timeoutMs`. */
+export interface AttemptContext {
+  signal: AbortSignal;
+  timeoutMs: number;
+  attempt: number;
+}
+
+export interface PacerUsage {
+  requests: number;
+  byKind: Record<string, number>;
+  rateLimited: number;
+  retries: number;
+  waitedMs: number;
+  budget: number;
+  budgetLeft: number;
+}
+
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_MAX_MS = 8000;
+
+export class Pacer {
+  readonly budget: number;
+  readonly ratePerSecond: number;
+  readonly retryAfterCapMs: number;
+  readonly maxAttempts: number;
+  readonly timeoutMs: number;
+  readonly deadlineAt: number | undefined;
+  readonly signal: AbortSignal;
+  private readonly clock: PacerClock;
+  private readonly intervalMs: number;
+  private nextStartAt = Number.NEGATIVE_INFINITY;
+  /** Set by a 429 whose wait exceeded the cap: until then every call fails without a request. */
+  private blockedUntil = Number.NEGATIVE_INFINITY;
+  private requests = 0;
+  private readonly byKind: Record<string, number> = {};
+  private rateLimited = 0;
+  private retries = 0;
+  private waitedMs = 0;
+
+  constructor(options: PacerOptions = {}) {
+    this.budget = options.budget ?? 600;
+    this.ratePerSecond = options.ratePerSecond ?? 3;
+    this.retryAfterCapMs = options.retryAfterCapMs ?? 60_000;
+    this.maxAttempts = options.maxAttempts ?? 4;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.deadlineAt = options.deadlineAt;
+    this.signal = options.signal ?? new AbortController().signal;
+    this.clock = options.clock ?? systemClock;
+    this.intervalMs = 1000 / this.ratePerSecond;
+  }
+
+  usage(): PacerUsage {
+    return {
+      requests: this.requests,
+      byKind: { ...this.byKind },
+      rateLimited: this.rateLimited,
+      retries: this.retries,
+      waitedMs: this.waitedMs,
+      budget: this.budget,
+      budgetLeft: this.budget - this.requests,
+    };
+  }
+
+  /**
+   * Runs `attempt` (one HTTP request) until it succeeds or the failure is final. `attempt` must
+   * throw CloudflareCallError for failures the pacer should judge; anything else is a bug and is
+   * rethrown untouched.
+   */
+  async call<T>(kind: string, attempt: (context: AttemptContext) => Promise<T>): Promise<T> {
+    for (let attemptNumber = 1; ; attemptNumber++) {
+      await this.admit(kind);
+      if (attemptNumber > 1) this.retries++;
+      try {
+        return await attempt({ signal: this.signal, timeoutMs: this.timeoutMs, attempt: attemptNumber });
+      } catch (error) {
+        if (!(error instanceof CloudflareCallError)) throw error;
+        if (this.signal.aborted) throw this.failure(kind, 'aborted', 'the run was stopped');
+        await this.waitBeforeRetry(error, attemptNumber);
+      }
+    }
+  }
+
+  private failure(kind: string, reason: CloudflareCallError['reason'], message: string): CloudflareCallError {
+    return new CloudflareCallError({ kind, reason }, message);
+  }
+
+  /** Waits for this call's turn, then counts it; throws when it may not start at all. */
+  private async admit(kind: string): Promise<void> {
+    this.checkMayStart(kind);
+    const now = this.clock.now();
+    const startAt = Math.max(now, this.nextStartAt);
+    this.nextStartAt = startAt + this.intervalMs;
+    if (startAt > now) await this.wait(kind, startAt - now);
+    this.checkMayStart(kind);
+    this.requests++;
+    this.byKind[kind] = (this.byKind[kind] ?? 0) + 1;
+  }
+
+  private checkMayStart(kind: string): void {
+    if (this.signal.aborted) throw this.failure(kind, 'aborted', 'the run was stopped');
+    const now = this.clock.now();
+    if (this.deadlineAt !== undefined && now >= this.deadlineAt) {
+      throw this.failure(kind, 'deadline', 'the run deadline has passed; no new request starts');
+    }
+    if (now < this.blockedUntil) {
+      const seconds = Math.ceil((this.blockedUntil - now) / 1000);
+      throw this.failure(kind, 'rate-limited', `Cloudflare rate-limits this token for another ${seconds} s`);
+    }
+    if (this.requests >= this.budget) {
+      throw this.failure(kind, 'budget', `the request budget of ${this.budget} for this run is used up`);
+    }
+  }
+
+  private async waitBeforeRetry(error: CloudflareCallError, attemptNumber: number): Promise<void> {
+    const isRateLimit = error.status === 429;
+    if (isRateLimit) this.rateLimited++;
+    const retryable =
+      isRateLimit ||
+      error.reason === 'network' ||
+      error.reason === 'timeout' ||
+      (error.reason === 'api' && error.status !== undefined && (error.status >= 500 || error.status === 408));
+    if (!retryable) throw error;
+
+    const serverWait = error.retryAfterMs;
+    if (serverWait !== undefined && serverWait > this.retryAfterCapMs) {
+      this.blockedUntil = Math.max(this.blockedUntil, this.clock.now() + serverWait);
+      throw error.withReason(
+        isRateLimit ? 'rate-limited' : error.reason,
+        `Cloudflare asked to wait ${Math.ceil(serverWait / 1000)} s, more than the cap of ${Math.round(this.retryAfterCapMs / 1000)} s (${error.detail})`,
+      );
+    }
+    if (attemptNumber >= this.maxAttempts) {
+      throw error.withReason(
+        isRateLimit ? 'rate-limited' : error.reason,
+        `gave up after ${attemptNumber} attempts (${error.detail})`,
+      );
+    }
+    const delay = Math.max(serverWait ?? 0, this.backoffMs(attemptNumber));
+    // Every call waits out a 429, not only this one: they share the account's limit.
+    if (isRateLimit) this.nextStartAt = Math.max(this.nextStartAt, this.clock.now() + delay);
+    await this.wait(error.kind, delay);
+  }
+
+  /** Exponential backoff with "equal jitter": uniformly in [d/2, d], d = 0.5 s × 2^(n-1), at most 8 s. */
+  backoffMs(attemptNumber: number): number {
+    const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attemptNumber - 1));
+    return ceiling / 2 + this.clock.random() * (ceiling / 2);
+  }
+
+  private async wait(kind: string, ms: number): Promise<void> {
+    const now = this.clock.now();
+    if (this.deadlineAt !== undefined && now + ms > this.deadlineAt) {
+      throw this.failure(kind, 'deadline', `the run deadline comes before the next request may start`);
+    }
+    try {
+      await this.clock.sleep(ms, this.signal);
+    } catch (error) {
+      if (this.signal.aborted) throw this.failure(kind, 'aborted', 'the run was stopped');
+      throw error;
+    }
+    this.waitedMs += ms;
+  }
+}
