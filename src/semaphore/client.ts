@@ -1,0 +1,378 @@
+// Typed client of the semaphore protocol (../../../shared/docs/semaphore-protocol.md). Every answer is
+// validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
+// backoff on network errors, timeouts and 5xx. Errors never carry the token or any header.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { z } from 'zod';
+import {
+  type AcquireRequest,
+  type AcquireSpecificRequest,
+  type AddRequest,
+  deleteAnswerSchema,
+  describeIssues,
+  errorBodySchema,
+  eventsAnswerSchema,
+  type HealthAnswer,
+  healthAnswerSchema,
+  type Issue,
+  type Lease,
+  type ListAnswer,
+  leaseSchema,
+  listAnswerSchema,
+  type ReleaseAnswer,
+  type ReleaseRequest,
+  type RenewRequest,
+  releaseAnswerSchema,
+  type SemaphoreEvent,
+  type Slot,
+  slotSchema,
+  toIssues,
+} from './protocol.ts';
+
+export interface SemaphoreClientOptions {
+  baseUrl: string;
+  token: string;
+  /** Per HTTP request (each retry gets its own). Default 10 s. */
+  timeoutMs?: number;
+  /** Attempts of a retryable call, the first included. Default 3. */
+  maxAttempts?: number;
+  fetch?: typeof fetch;
+  /** Aborts every call in flight and every later one (e.g. on SIGTERM). */
+  signal?: AbortSignal;
+}
+
+/**
+ * `code` is the server's error code (`not_found`, `none_available`, …) or one of the client's own:
+ * `network`, `timeout`, `aborted`, `invalid_answer`, `http_error` (an error answer that is not the
+ * protocol's error body). `message` is the server's message when the server sent one.
+ */
+export class SemaphoreError extends Error {
+  readonly status: number | undefined;
+  readonly code: string;
+  /** `METHOD /path` of the call that failed. */
+  readonly operation: string;
+  readonly issues: readonly Issue[] | undefined;
+
+  constructor(options: {
+    status: number | undefined;
+    code: string;
+    message: string;
+    operation: string;
+    issues?: Issue[];
+  }) {
+    super(options.message);
+    this.name = 'SemaphoreError';
+    this.status = options.status;
+    this.code = options.code;
+    this.operation = options.operation;
+    this.issues = options.issues;
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_ATTEMPTS = 3;
+const MAX_ANSWER_BYTES = 1024 * 1024;
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_MAX_MS = 2_000;
+
+interface Call<T> {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+  schema: z.ZodType<T>;
+  /** Safe to send again when the first answer was lost. */
+  retryable: boolean;
+  authenticated?: false;
+}
+
+const segment = encodeURIComponent;
+
+const aborted = (operation: string, status?: number): SemaphoreError =>
+  new SemaphoreError({ status, code: 'aborted', operation, message: `${operation} was aborted` });
+
+function isTransient(error: SemaphoreError): boolean {
+  return (
+    error.code === 'network' ||
+    error.code === 'timeout' ||
+    (error.status !== undefined && error.status >= 500)
+  );
+}
+
+export class SemaphoreClient {
+  readonly #baseUrl: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #fetch: typeof fetch;
+  readonly #signal: AbortSignal | undefined;
+  #requestCount = 0;
+
+  constructor(options: SemaphoreClientOptions) {
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+    this.#fetch = options.fetch ?? fetch;
+    this.#signal = options.signal;
+  }
+
+  /** HTTP requests sent so far, retries included. */
+  get requestCount(): number {
+    return this.#requestCount;
+  }
+
+  health(): Promise<HealthAnswer> {
+    return this.#call({
+      method: 'GET',
+      path: '/api/health',
+      schema: healthAnswerSchema,
+      retryable: true,
+      authenticated: false,
+    });
+  }
+
+  list(type: string): Promise<ListAnswer> {
+    return this.#call({
+      method: 'GET',
+      path: `/api/resources?type=${segment(type)}`,
+      schema: listAnswerSchema,
+      retryable: true,
+    });
+  }
+
+  /** A slot that does not exist is a SemaphoreError with code `not_found`. */
+  find(type: string, slug: string): Promise<Slot> {
+    return this.#call({
+      method: 'GET',
+      path: `/api/resources/${segment(type)}/${segment(slug)}`,
+      schema: slotSchema,
+      retryable: true,
+    });
+  }
+
+  add(input: AddRequest): Promise<Slot> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources',
+      body: input,
+      schema: slotSchema,
+      retryable: false,
+    });
+  }
+
+  async remove(type: string, slug: string): Promise<void> {
+    await this.#call({
+      method: 'DELETE',
+      path: `/api/resources/${segment(type)}/${segment(slug)}`,
+      schema: deleteAnswerSchema,
+      retryable: false,
+    });
+  }
+
+  /** `null`: a live lease holds the slot ("somebody has it now"), not an error. */
+  acquireSpecific(input: AcquireSpecificRequest): Promise<Lease | null> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/acquire-specific',
+      body: input,
+      schema: leaseSchema.nullable(),
+      retryable: input.requestId !== undefined,
+    });
+  }
+
+  /** No candidate slot is a SemaphoreError with code `none_available`. */
+  acquire(input: AcquireRequest): Promise<Lease> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/acquire',
+      body: input,
+      schema: leaseSchema,
+      retryable: input.requestId !== undefined,
+    });
+  }
+
+  /** `null`: the lease is gone; stop touching the slot. */
+  renew(input: RenewRequest): Promise<Lease | null> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/renew',
+      body: input,
+      schema: leaseSchema.nullable(),
+      retryable: true,
+    });
+  }
+
+  release(input: ReleaseRequest): Promise<ReleaseAnswer> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/release',
+      body: input,
+      schema: releaseAnswerSchema,
+      // Releasing by leaseId twice is harmless; a force release repeated could release a newer lease.
+      retryable: input.leaseId !== undefined && input.force !== true,
+    });
+  }
+
+  /** Newest first. */
+  async events(type: string, slug: string, limit?: number): Promise<SemaphoreEvent[]> {
+    const query = limit === undefined ? '' : `?limit=${limit}`;
+    const answer = await this.#call({
+      method: 'GET',
+      path: `/api/resources/${segment(type)}/${segment(slug)}/events${query}`,
+      schema: eventsAnswerSchema,
+      retryable: true,
+    });
+    return answer.events;
+  }
+
+  async #call<T>(call: Call<T>): Promise<T> {
+    const operation = `${call.method} ${call.path.split('?')[0]}`;
+    if (this.#signal?.aborted === true) throw aborted(operation);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.#send(call, operation);
+      } catch (error) {
+        const retry =
+          error instanceof SemaphoreError &&
+          call.retryable &&
+          attempt < this.#maxAttempts &&
+          isTransient(error);
+        if (!retry) throw error;
+        await this.#backoff(attempt, operation);
+      }
+    }
+  }
+
+  async #send<T>(call: Call<T>, operation: string): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (call.authenticated !== false) headers.authorization = `Bearer ${this.#token}`;
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = this.#signal === undefined ? timeout : AbortSignal.any([this.#signal, timeout]);
+    this.#requestCount += 1;
+    let response: Response | undefined;
+    let text: string;
+    try {
+      response = await this.#fetch(`${this.#baseUrl}${call.path}`, {
+        method: call.method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal,
+        redirect: 'error',
+      });
+      text = await readCapped(response, operation);
+    } catch (error) {
+      throw error instanceof SemaphoreError
+        ? error
+        : this.#transportError(error, operation, response?.status);
+    }
+    if (!response.ok) throw errorFromAnswer(response.status, text, operation);
+    return parseAnswer(call.schema, response.status, text, operation);
+  }
+
+  #transportError(error: unknown, operation: string, status: number | undefined): SemaphoreError {
+    if (this.#signal?.aborted === true) return aborted(operation, status);
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      return new SemaphoreError({
+        status,
+        code: 'timeout',
+        operation,
+        message: `${operation}: the semaphore did not answer within ${this.#timeoutMs} ms`,
+      });
+    }
+    // undici hides the reason (ECONNREFUSED, ENOTFOUND, …) in `cause`; name it, but copy nothing else.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+    const reason = cause === undefined ? String(error) : 'code' in cause ? String(cause.code) : cause.message;
+    return new SemaphoreError({
+      status,
+      code: 'network',
+      operation,
+      message: `${operation}: could not reach the semaphore at ${new URL(this.#baseUrl).origin} (${reason})`,
+    });
+  }
+
+  async #backoff(attempt: number, operation: string): Promise<void> {
+    const ceiling = Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_MAX_MS);
+    try {
+      await delay(ceiling / 2 + Math.random() * (ceiling / 2), undefined, { signal: this.#signal });
+    } catch {
+      throw new SemaphoreError({
+        status: undefined,
+        code: 'aborted',
+        operation,
+        message: `${operation} was aborted`,
+      });
+    }
+  }
+}
+
+/** The body as text, refusing to hold more than MAX_ANSWER_BYTES of it. */
+async function readCapped(response: Response, operation: string): Promise<string> {
+  const tooLarge = () =>
+    new SemaphoreError({
+      status: response.status,
+      code: 'invalid_answer',
+      operation,
+      message: `${operation}: the answer is larger than ${MAX_ANSWER_BYTES} bytes`,
+    });
+  if (Number(response.headers.get('content-length') ?? 0) > MAX_ANSWER_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+function errorFromAnswer(status: number, text: string, operation: string): SemaphoreError {
+  const parsed = errorBodySchema.safeParse(parseJson(text));
+  if (!parsed.success) {
+    return new SemaphoreError({
+      status,
+      code: 'http_error',
+      operation,
+      message: `${operation}: the semaphore answered HTTP ${status} without a protocol error body`,
+    });
+  }
+  const { code, message, issues } = parsed.data.error;
+  return new SemaphoreError({
+    status,
+    code,
+    operation,
+    message,
+    ...(issues === undefined ? {} : { issues }),
+  });
+}
+
+function parseAnswer<T>(schema: z.ZodType<T>, status: number, text: string, operation: string): T {
+  const json = parseJson(text);
+  const invalid = (problem: string) =>
+    new SemaphoreError({
+      status,
+      code: 'invalid_answer',
+      operation,
+      message: `${operation}: the answer does not follow the semaphore protocol: ${problem}`,
+    });
+  if (json === undefined) throw invalid('it is not JSON');
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw invalid(describeIssues(toIssues(parsed.error)));
+  return parsed.data;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

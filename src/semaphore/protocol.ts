@@ -1,0 +1,250 @@
+// Semaphore protocol v1 (docs: ../../../shared/docs/semaphore-protocol.md, docs/semaphore.md).
+// One set of zod schemas serves both ends: the Worker validates requests with them and the
+// client validates answers with them, so the two cannot drift apart.
+import { z } from 'zod';
+
+export const MIN_LEASE_MS = 1_000;
+export const MAX_LEASE_MS = 2_592_000_000; // 30 days
+export const MAX_DATA_BYTES = 8 * 1024;
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_HOLDER_CODE_POINTS = 200;
+export const MAX_REQUEST_ID_CODE_POINTS = 100;
+export const DEFAULT_EVENTS_LIMIT = 50;
+export const MAX_EVENTS_LIMIT = 500;
+
+// 1-63 of a-z, 0-9 and '-', starting and ending with a letter or digit, with at least one letter.
+const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// Unicode's control characters (Cc) are exactly U+0000-U+001F and U+007F-U+009F, which a holder may not contain.
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+const codePoints = (value: string): number => [...value].length;
+
+const identifier = (what: string) =>
+  z.string().regex(IDENTIFIER, {
+    error: `${what} must be 1-63 characters of a-z, 0-9 and '-', start and end with a letter or digit and contain a letter`,
+  });
+
+export const poolTypeSchema = identifier('type');
+export const slugSchema = identifier('slug');
+
+export const holderSchema = z
+  .string()
+  .refine((value) => value.isWellFormed(), { error: 'holder must be well-formed Unicode' })
+  .refine((value) => codePoints(value) >= 1 && codePoints(value) <= MAX_HOLDER_CODE_POINTS, {
+    error: `holder must be 1-${MAX_HOLDER_CODE_POINTS} characters`,
+  })
+  .refine((value) => !CONTROL_CHARACTER.test(value), {
+    error: 'holder must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
+  });
+
+export const leaseMsSchema = z
+  .int({ error: 'leaseMs must be an integer number of milliseconds' })
+  .min(MIN_LEASE_MS, { error: `leaseMs must be at least ${MIN_LEASE_MS}` })
+  .max(MAX_LEASE_MS, { error: `leaseMs must be at most ${MAX_LEASE_MS} (30 days)` });
+
+export const requestIdSchema = z
+  .string()
+  .refine((value) => codePoints(value) >= 1 && codePoints(value) <= MAX_REQUEST_ID_CODE_POINTS, {
+    error: `requestId must be 1-${MAX_REQUEST_ID_CODE_POINTS} characters`,
+  });
+
+export const slotDataSchema = z
+  .record(z.string(), z.unknown(), { error: 'data must be a JSON object' })
+  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES, {
+    error: `data must be at most ${MAX_DATA_BYTES} bytes of UTF-8 JSON`,
+  });
+
+const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID' });
+
+// Request bodies are strict: a misspelt optional field (`claen`, `forse`) must be refused, not
+// silently ignored, because ignoring it changes what the call does.
+export const addRequestSchema = z.strictObject({
+  type: poolTypeSchema,
+  slug: slugSchema,
+  data: slotDataSchema.optional(),
+});
+
+export const acquireSpecificRequestSchema = z.strictObject({
+  type: poolTypeSchema,
+  slug: slugSchema,
+  holder: holderSchema,
+  leaseMs: leaseMsSchema,
+  force: z.boolean().optional(),
+  requestId: requestIdSchema.optional(),
+});
+
+export const acquireRequestSchema = z.strictObject({
+  type: poolTypeSchema,
+  holder: holderSchema,
+  leaseMs: leaseMsSchema,
+  allowedSlugs: z
+    .array(slugSchema)
+    .min(1, { error: 'allowedSlugs must not be empty (leave it out to allow every slot)' })
+    .refine((slugs) => new Set(slugs).size === slugs.length, { error: 'allowedSlugs must be unique' })
+    .optional(),
+  requestId: requestIdSchema.optional(),
+});
+
+export const renewRequestSchema = z.strictObject({
+  type: poolTypeSchema,
+  slug: slugSchema,
+  leaseId: leaseIdSchema,
+  leaseMs: leaseMsSchema,
+});
+
+export const releaseRequestSchema = z
+  .strictObject({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    leaseId: leaseIdSchema.optional(),
+    force: z.boolean().optional(),
+    clean: z.boolean().optional(),
+  })
+  .superRefine((body, context) => {
+    // `force: false` counts as absent.
+    if (body.leaseId !== undefined && body.force === true) {
+      context.addIssue({
+        code: 'custom',
+        path: ['force'],
+        message: 'send either leaseId (release your own lease) or force: true (release any lease), not both',
+      });
+    } else if (body.leaseId === undefined && body.force !== true) {
+      context.addIssue({
+        code: 'custom',
+        path: ['leaseId'],
+        message: 'leaseId is required unless force is true',
+      });
+    }
+  });
+
+export const listQuerySchema = z.object({
+  type: z
+    .string({ error: 'the query parameter type is required: GET /api/resources?type=<pool>' })
+    .pipe(poolTypeSchema),
+});
+
+export const slotPathSchema = z.object({ type: poolTypeSchema, slug: slugSchema });
+
+export const eventsQuerySchema = z.object({
+  limit: z
+    .string()
+    .regex(/^[0-9]{1,4}$/, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` })
+    .transform(Number)
+    .pipe(
+      z
+        .int()
+        .min(1, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` })
+        .max(MAX_EVENTS_LIMIT, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` }),
+    )
+    .optional(),
+});
+
+export type AddRequest = z.infer<typeof addRequestSchema>;
+export type AcquireSpecificRequest = z.infer<typeof acquireSpecificRequestSchema>;
+export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
+export type RenewRequest = z.infer<typeof renewRequestSchema>;
+export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
+
+// Answers are validated loosely (unknown fields are dropped) so a newer server may add fields.
+const epochMs = z.int().nonnegative();
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const slotSchema = z.object({
+  type: z.string(),
+  slug: z.string(),
+  data: jsonObject,
+  leaseState: z.enum(['available', 'leased']),
+  holder: z.string().nullable(),
+  leasedUntil: epochMs.nullable(),
+  expired: z.boolean(),
+  generation: z.int().nonnegative(),
+  dirty: z.boolean(),
+  lastHolder: z.string().nullable(),
+  lastAcquiredAt: epochMs.nullable(),
+  lastReleasedAt: epochMs.nullable(),
+  createdAt: epochMs,
+  updatedAt: epochMs,
+});
+
+export const leaseSchema = z.object({
+  type: z.string(),
+  slug: z.string(),
+  data: jsonObject,
+  leaseId: z.string(),
+  holder: z.string(),
+  expiresAt: epochMs,
+  generation: z.int().positive(),
+  wasDirty: z.boolean(),
+  previousHolder: z.string().nullable(),
+});
+
+export const EVENT_KINDS = [
+  'added',
+  'deleted',
+  'acquired',
+  'took-expired',
+  'evicted',
+  'renewed',
+  'released',
+  'force-released',
+] as const;
+
+export const semaphoreEventSchema = z.object({
+  at: epochMs,
+  event: z.enum(EVENT_KINDS),
+  slug: z.string(),
+  holder: z.string().nullable(),
+  generation: z.int().nonnegative(),
+  detail: jsonObject,
+});
+
+export const healthAnswerSchema = z.object({ ok: z.literal(true), version: z.string() });
+export const listAnswerSchema = z.object({ now: epochMs, resources: z.array(slotSchema) });
+export const deleteAnswerSchema = z.object({ deleted: z.literal(true) });
+export const releaseAnswerSchema = z.object({ released: z.boolean(), dirty: z.boolean() });
+export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
+
+export const ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'not_found',
+  'already_exists',
+  'leased',
+  'none_available',
+  'too_large',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const issueSchema = z.object({
+  path: z.array(z.union([z.string(), z.number()])),
+  message: z.string(),
+});
+export const errorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), issues: z.array(issueSchema).optional() }),
+});
+
+export type Slot = z.infer<typeof slotSchema>;
+export type Lease = z.infer<typeof leaseSchema>;
+export type SemaphoreEvent = z.infer<typeof semaphoreEventSchema>;
+export type EventKind = (typeof EVENT_KINDS)[number];
+export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
+export type ListAnswer = z.infer<typeof listAnswerSchema>;
+export type ReleaseAnswer = z.infer<typeof releaseAnswerSchema>;
+export type Issue = z.infer<typeof issueSchema>;
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** zod issues in the protocol's `issues` shape. */
+export function toIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
+    message: issue.message,
+  }));
+}
+
+/** One line naming every problem and where it is: `leaseMs: leaseMs must be at least 1000`. */
+export function describeIssues(issues: readonly Issue[]): string {
+  return issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ` : '') + issue.message)
+    .join('; ');
+}

@@ -1,0 +1,19 @@
+// One Durable Object per pool `type`. Its single RPC method runs a whole command synchronously inside
+// one SQLite transaction: there is no await in between, so no other request can interleave, and a
+// command that throws leaves nothing half-written.
+import { DurableObject } from 'cloudflare:workers';
+import { type PoolCommand, type PoolOutcome, runCommand } from './pool.ts';
+import { PoolStore } from './store.ts';
+
+export class PoolObject extends DurableObject {
+  readonly #store: PoolStore;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    this.#store = new PoolStore(ctx.storage.sql);
+  }
+
+  run(command: PoolCommand): PoolOutcome {
+    return this.ctx.storage.transactionSync(() => runCommand(this.#store, command, Date.now()));
+  }
+}

@@ -1,0 +1,287 @@
+// The rules of one pool, as pure functions of the store and the server's clock. The Durable Object
+// runs each command inside one synchronous SQLite transaction, so commands never interleave.
+import type {
+  AcquireRequest,
+  AcquireSpecificRequest,
+  AddRequest,
+  ErrorCode,
+  EventKind,
+  Lease,
+  ReleaseAnswer,
+  ReleaseRequest,
+  RenewRequest,
+  SemaphoreEvent,
+  Slot,
+} from '../protocol.ts';
+import type { CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
+
+export type PoolCommand =
+  | { op: 'list'; type: string }
+  | { op: 'find'; type: string; slug: string }
+  | { op: 'add'; request: AddRequest }
+  | { op: 'remove'; type: string; slug: string }
+  | { op: 'acquire-specific'; request: AcquireSpecificRequest }
+  | { op: 'acquire'; request: AcquireRequest }
+  | { op: 'renew'; request: RenewRequest }
+  | { op: 'release'; request: ReleaseRequest }
+  | { op: 'events'; type: string; slug: string; limit: number };
+
+export type PoolOutcome =
+  | { ok: true; status: 200 | 201; body: unknown }
+  | { ok: false; status: 404 | 409; code: ErrorCode; message: string };
+
+const answer = (body: unknown, status: 200 | 201 = 200): PoolOutcome => ({ ok: true, status, body });
+
+const notFound = (type: string, slug: string): PoolOutcome => ({
+  ok: false,
+  status: 404,
+  code: 'not_found',
+  message: `slot ${slug} does not exist in pool ${type}; add it with POST /api/resources`,
+});
+
+export function runCommand(store: PoolStore, command: PoolCommand, now: number): PoolOutcome {
+  switch (command.op) {
+    case 'list':
+      return answer({ now, resources: store.all().map((slot) => toSlot(command.type, slot, now)) });
+    case 'find': {
+      const slot = store.find(command.slug);
+      return slot === undefined
+        ? notFound(command.type, command.slug)
+        : answer(toSlot(command.type, slot, now));
+    }
+    case 'add':
+      return add(store, command.request, now);
+    case 'remove':
+      return remove(store, command.type, command.slug, now);
+    case 'acquire-specific':
+      return acquireSpecific(store, command.request, now);
+    case 'acquire':
+      return acquire(store, command.request, now);
+    case 'renew':
+      return renew(store, command.request, now);
+    case 'release':
+      return release(store, command.request, now);
+    case 'events':
+      return store.find(command.slug) === undefined
+        ? notFound(command.type, command.slug)
+        : answer({ events: store.events(command.slug, command.limit) });
+  }
+}
+
+function toSlot(type: string, slot: SlotState, now: number): Slot {
+  return {
+    type,
+    slug: slot.slug,
+    data: slot.data,
+    leaseState: slot.lease === null ? 'available' : 'leased',
+    holder: slot.lease?.holder ?? null,
+    leasedUntil: slot.lease?.leasedUntil ?? null,
+    expired: slot.lease !== null && slot.lease.leasedUntil <= now,
+    generation: slot.generation,
+    dirty: slot.dirty,
+    lastHolder: slot.lastHolder,
+    lastAcquiredAt: slot.lastAcquiredAt,
+    lastReleasedAt: slot.lastReleasedAt,
+    createdAt: slot.createdAt,
+    updatedAt: slot.updatedAt,
+  };
+}
+
+/** The Lease answer for the slot's current lease. */
+function toLease(type: string, slot: SlotState, lease: CurrentLease): Lease {
+  return {
+    type,
+    slug: slot.slug,
+    data: slot.data,
+    leaseId: lease.leaseId,
+    holder: lease.holder,
+    expiresAt: lease.leasedUntil,
+    generation: slot.generation,
+    wasDirty: lease.wasDirty,
+    previousHolder: lease.previousHolder,
+  };
+}
+
+function logEvent(
+  store: PoolStore,
+  slot: SlotState,
+  now: number,
+  event: EventKind,
+  holder: string | null,
+  detail: Record<string, unknown>,
+): void {
+  const record: SemaphoreEvent = {
+    at: now,
+    event,
+    slug: slot.slug,
+    holder,
+    generation: slot.generation,
+    detail,
+  };
+  store.appendEvent(record);
+}
+
+function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
+  if (store.find(request.slug) !== undefined) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'already_exists',
+      message: `slot ${request.slug} already exists in pool ${request.type}`,
+    };
+  }
+  const slot: SlotState = {
+    slug: request.slug,
+    data: request.data ?? {},
+    generation: 0,
+    dirty: false,
+    lease: null,
+    lastHolder: null,
+    lastAcquiredAt: null,
+    lastReleasedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  store.insert(slot);
+  logEvent(store, slot, now, 'added', null, {});
+  return answer(toSlot(request.type, slot, now), 201);
+}
+
+function remove(store: PoolStore, type: string, slug: string, now: number): PoolOutcome {
+  const slot = store.find(slug);
+  if (slot === undefined) return notFound(type, slug);
+  if (slot.lease !== null && slot.lease.leasedUntil > now) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'leased',
+      message: `slot ${slug} is held by ${slot.lease.holder} until ${new Date(slot.lease.leasedUntil).toISOString()}; release it first`,
+    };
+  }
+  if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
+  store.delete(slug);
+  // The log outlives the slot, so a slot added again under the same slug shows its history.
+  logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, {});
+  return answer({ deleted: true });
+}
+
+/** The current lease of the slot, if it was created by an earlier call with the same request id. */
+function retriedLease(
+  store: PoolStore,
+  type: string,
+  scope: RequestScope,
+  requestId: string | undefined,
+): Lease | undefined {
+  if (requestId === undefined) return undefined;
+  const remembered = store.leaseOfRequest(scope, requestId);
+  if (remembered === undefined) return undefined;
+  const slot = store.find(remembered.slug);
+  if (slot === undefined || slot.lease === null || slot.lease.leaseId !== remembered.leaseId)
+    return undefined;
+  return toLease(type, slot, slot.lease);
+}
+
+/** Gives the slot a new lease, ending the one it had (taken over after expiry or evicted by force). */
+function takeSlot(
+  store: PoolStore,
+  type: string,
+  slot: SlotState,
+  request: { holder: string; leaseMs: number; requestId?: string | undefined },
+  scope: RequestScope,
+  now: number,
+): Lease {
+  const ended = slot.lease;
+  const event: EventKind =
+    ended === null ? 'acquired' : ended.leasedUntil <= now ? 'took-expired' : 'evicted';
+  const previousHolder = ended === null ? slot.lastHolder : ended.holder;
+  if (ended !== null) store.forgetRequestsOf(ended.leaseId);
+  const lease: CurrentLease = {
+    leaseId: crypto.randomUUID(),
+    holder: request.holder,
+    leasedUntil: now + request.leaseMs,
+    wasDirty: slot.dirty,
+    previousHolder,
+  };
+  const taken: SlotState = {
+    ...slot,
+    generation: slot.generation + 1,
+    dirty: true,
+    lease,
+    lastHolder: ended === null ? slot.lastHolder : ended.holder,
+    lastAcquiredAt: now,
+    updatedAt: now,
+  };
+  store.save(taken);
+  if (request.requestId !== undefined)
+    store.rememberRequest(scope, request.requestId, slot.slug, lease.leaseId);
+  logEvent(store, taken, now, event, request.holder, {
+    previousHolder,
+    wasDirty: slot.dirty,
+    leasedUntil: lease.leasedUntil,
+  });
+  return toLease(type, taken, lease);
+}
+
+function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now: number): PoolOutcome {
+  const slot = store.find(request.slug);
+  if (slot === undefined) return notFound(request.type, request.slug);
+  const scope: RequestScope = { kind: 'specific', slug: request.slug };
+  const retried = retriedLease(store, request.type, scope, request.requestId);
+  if (retried !== undefined) return answer(retried);
+  const live = slot.lease !== null && slot.lease.leasedUntil > now;
+  // A live lease is never taken without force, whoever holds it: `null` means "somebody has it now".
+  if (live && request.force !== true) return answer(null);
+  return answer(takeSlot(store, request.type, slot, request, scope, now));
+}
+
+function acquire(store: PoolStore, request: AcquireRequest, now: number): PoolOutcome {
+  const scope: RequestScope = { kind: 'any' };
+  const retried = retriedLease(store, request.type, scope, request.requestId);
+  if (retried !== undefined) return answer(retried);
+  const candidate = store.bestCandidate(now, request.allowedSlugs);
+  if (candidate === undefined) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'none_available',
+      message: `no slot of pool ${request.type} is available or expired${request.allowedSlugs === undefined ? '' : ' among allowedSlugs'}; try again later or add slots`,
+    };
+  }
+  return answer(takeSlot(store, request.type, candidate, request, scope, now));
+}
+
+function renew(store: PoolStore, request: RenewRequest, now: number): PoolOutcome {
+  const slot = store.find(request.slug);
+  if (slot === undefined) return notFound(request.type, request.slug);
+  // Only the current lease renews; an expired one nobody took over is still current.
+  if (slot.lease === null || slot.lease.leaseId !== request.leaseId) return answer(null);
+  const lease: CurrentLease = { ...slot.lease, leasedUntil: now + request.leaseMs };
+  const renewed: SlotState = { ...slot, lease, updatedAt: now };
+  store.save(renewed);
+  logEvent(store, renewed, now, 'renewed', lease.holder, { leasedUntil: lease.leasedUntil });
+  return answer(toLease(request.type, renewed, lease));
+}
+
+function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOutcome {
+  const slot = store.find(request.slug);
+  if (slot === undefined) return notFound(request.type, request.slug);
+  const lease = slot.lease;
+  const releases = lease !== null && (request.force === true || lease.leaseId === request.leaseId);
+  // A call that releases nothing changes nothing, `clean` included.
+  if (!releases) return answer({ released: false, dirty: slot.dirty } satisfies ReleaseAnswer);
+  const released: SlotState = {
+    ...slot,
+    dirty: request.clean === true ? false : slot.dirty,
+    lease: null,
+    lastHolder: lease.holder,
+    lastReleasedAt: now,
+    updatedAt: now,
+  };
+  store.forgetRequestsOf(lease.leaseId);
+  store.save(released);
+  logEvent(store, released, now, request.force === true ? 'force-released' : 'released', lease.holder, {
+    clean: request.clean === true,
+    dirty: released.dirty,
+  });
+  return answer({ released: true, dirty: released.dirty } satisfies ReleaseAnswer);
+}

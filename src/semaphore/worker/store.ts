@@ -1,0 +1,273 @@
+// SQLite storage of one pool (one Durable Object): slots with their current lease, the event log and
+// the request ids of current leases. Every method is synchronous, so a pool operation made of several
+// calls runs without interleaving with any other request.
+import type { EventKind, SemaphoreEvent } from '../protocol.ts';
+
+/** Events kept per slot; older ones are dropped as new ones arrive. */
+export const EVENTS_KEPT_PER_SLOT = 1_000;
+
+export interface CurrentLease {
+  leaseId: string;
+  holder: string;
+  leasedUntil: number;
+  wasDirty: boolean;
+  previousHolder: string | null;
+}
+
+export interface SlotState {
+  slug: string;
+  data: Record<string, unknown>;
+  generation: number;
+  dirty: boolean;
+  lease: CurrentLease | null;
+  lastHolder: string | null;
+  lastAcquiredAt: number | null;
+  lastReleasedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Which acquire a request id belongs to: `acquire-specific` ids are scoped by slug, `acquire` ids are not. */
+export type RequestScope = { kind: 'specific'; slug: string } | { kind: 'any' };
+
+type SlotRow = {
+  slug: string;
+  data: string;
+  generation: number;
+  dirty: number;
+  lease_id: string | null;
+  holder: string | null;
+  leased_until: number | null;
+  lease_was_dirty: number | null;
+  lease_previous_holder: string | null;
+  last_holder: string | null;
+  last_acquired_at: number | null;
+  last_released_at: number | null;
+  created_at: number;
+  updated_at: number;
+};
+
+type EventRow = {
+  at: number;
+  event: string;
+  slug: string;
+  holder: string | null;
+  generation: number;
+  detail: string;
+};
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS slots (
+  slug TEXT PRIMARY KEY,
+  data TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  dirty INTEGER NOT NULL,
+  lease_id TEXT,
+  holder TEXT,
+  leased_until INTEGER,
+  lease_was_dirty INTEGER,
+  lease_previous_holder TEXT,
+  last_holder TEXT,
+  last_acquired_at INTEGER,
+  last_released_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  slug TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  holder TEXT,
+  generation INTEGER NOT NULL,
+  detail TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_slug ON events (slug, id);
+CREATE TABLE IF NOT EXISTS request_ids (
+  scope TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  slug TEXT NOT NULL,
+  lease_id TEXT NOT NULL,
+  PRIMARY KEY (scope, request_id)
+);
+CREATE INDEX IF NOT EXISTS request_ids_by_lease ON request_ids (lease_id);
+`;
+
+function toSlotState(row: SlotRow): SlotState {
+  const lease: CurrentLease | null =
+    row.lease_id === null || row.holder === null || row.leased_until === null
+      ? null
+      : {
+          leaseId: row.lease_id,
+          holder: row.holder,
+          leasedUntil: row.leased_until,
+          wasDirty: row.lease_was_dirty === 1,
+          previousHolder: row.lease_previous_holder,
+        };
+  return {
+    slug: row.slug,
+    data: JSON.parse(row.data),
+    generation: row.generation,
+    dirty: row.dirty === 1,
+    lease,
+    lastHolder: row.last_holder,
+    lastAcquiredAt: row.last_acquired_at,
+    lastReleasedAt: row.last_released_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const scopeKey = (scope: RequestScope): string => (scope.kind === 'any' ? 'any' : `specific:${scope.slug}`);
+
+export class PoolStore {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+    this.#sql.exec(SCHEMA);
+  }
+
+  find(slug: string): SlotState | undefined {
+    const [row] = this.#sql.exec<SlotRow>('SELECT * FROM slots WHERE slug = ?', slug).toArray();
+    return row === undefined ? undefined : toSlotState(row);
+  }
+
+  /** Every slot, ordered by `createdAt`, then `slug`. */
+  all(): SlotState[] {
+    return this.#sql
+      .exec<SlotRow>('SELECT * FROM slots ORDER BY created_at, slug')
+      .toArray()
+      .map(toSlotState);
+  }
+
+  /**
+   * The slot `acquire` takes: available and clean, then available and dirty (each least recently
+   * released first, never released counting as 0), then leased with an expired lease (longest
+   * expired first); ties by `createdAt`, then `slug`. `allowedSlugs` narrows the candidates.
+   */
+  bestCandidate(now: number, allowedSlugs: readonly string[] | undefined): SlotState | undefined {
+    const [row] = this.#sql
+      .exec<SlotRow>(
+        `SELECT * FROM slots
+         WHERE (lease_id IS NULL OR leased_until <= ?1)
+           AND (?2 IS NULL OR slug IN (SELECT value FROM json_each(?2)))
+         ORDER BY
+           CASE WHEN lease_id IS NOT NULL THEN 2 WHEN dirty = 1 THEN 1 ELSE 0 END,
+           CASE WHEN lease_id IS NULL THEN coalesce(last_released_at, 0) ELSE leased_until END,
+           created_at,
+           slug
+         LIMIT 1`,
+        now,
+        allowedSlugs === undefined ? null : JSON.stringify(allowedSlugs),
+      )
+      .toArray();
+    return row === undefined ? undefined : toSlotState(row);
+  }
+
+  insert(slot: SlotState): void {
+    this.#sql.exec(
+      `INSERT INTO slots (slug, data, generation, dirty, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      slot.slug,
+      JSON.stringify(slot.data),
+      slot.generation,
+      slot.dirty ? 1 : 0,
+      slot.createdAt,
+      slot.updatedAt,
+    );
+  }
+
+  /** Writes every mutable column of the slot, its current lease included. */
+  save(slot: SlotState): void {
+    const lease = slot.lease;
+    this.#sql.exec(
+      `UPDATE slots SET generation = ?, dirty = ?, lease_id = ?, holder = ?, leased_until = ?,
+         lease_was_dirty = ?, lease_previous_holder = ?, last_holder = ?, last_acquired_at = ?,
+         last_released_at = ?, updated_at = ?
+       WHERE slug = ?`,
+      slot.generation,
+      slot.dirty ? 1 : 0,
+      lease?.leaseId ?? null,
+      lease?.holder ?? null,
+      lease?.leasedUntil ?? null,
+      lease === null ? null : lease.wasDirty ? 1 : 0,
+      lease?.previousHolder ?? null,
+      slot.lastHolder,
+      slot.lastAcquiredAt,
+      slot.lastReleasedAt,
+      slot.updatedAt,
+      slot.slug,
+    );
+  }
+
+  delete(slug: string): void {
+    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slug);
+  }
+
+  /** The lease id an earlier acquire with this request id created, if that lease may still be current. */
+  leaseOfRequest(scope: RequestScope, requestId: string): { slug: string; leaseId: string } | undefined {
+    const [row] = this.#sql
+      .exec<{ slug: string; lease_id: string }>(
+        'SELECT slug, lease_id FROM request_ids WHERE scope = ? AND request_id = ?',
+        scopeKey(scope),
+        requestId,
+      )
+      .toArray();
+    return row === undefined ? undefined : { slug: row.slug, leaseId: row.lease_id };
+  }
+
+  rememberRequest(scope: RequestScope, requestId: string, slug: string, leaseId: string): void {
+    this.#sql.exec(
+      'INSERT OR REPLACE INTO request_ids (scope, request_id, slug, lease_id) VALUES (?, ?, ?, ?)',
+      scopeKey(scope),
+      requestId,
+      slug,
+      leaseId,
+    );
+  }
+
+  /**
+   * Drops the request ids of a lease that stopped being current: a retry can no longer be answered
+   * with it, so keeping them only grows the table. This bounds the table by the number of slots.
+   */
+  forgetRequestsOf(leaseId: string): void {
+    this.#sql.exec('DELETE FROM request_ids WHERE lease_id = ?', leaseId);
+  }
+
+  appendEvent(event: SemaphoreEvent): void {
+    this.#sql.exec(
+      'INSERT INTO events (slug, at, event, holder, generation, detail) VALUES (?, ?, ?, ?, ?, ?)',
+      event.slug,
+      event.at,
+      event.event,
+      event.holder,
+      event.generation,
+      JSON.stringify(event.detail),
+    );
+    this.#sql.exec(
+      `DELETE FROM events WHERE slug = ?1 AND id <= (
+         SELECT id FROM events WHERE slug = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
+      event.slug,
+      EVENTS_KEPT_PER_SLOT,
+    );
+  }
+
+  /** The newest `limit` events of a slot, newest first. */
+  events(slug: string, limit: number): SemaphoreEvent[] {
+    return this.#sql
+      .exec<EventRow>(
+        'SELECT at, event, slug, holder, generation, detail FROM events WHERE slug = ? ORDER BY id DESC LIMIT ?',
+        slug,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({
+        at: row.at,
+        event: row.event as EventKind,
+        slug: row.slug,
+        holder: row.holder,
+        generation: row.generation,
+        detail: JSON.parse(row.detail),
+      }));
+  }
+}

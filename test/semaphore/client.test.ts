@@ -1,0 +1,251 @@
+// The client against a loopback HTTP server that answers what each test scripts: malformed answers,
+// 5xx, hangs and oversized bodies, which the real Worker never sends.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
+import { newSlotRecord } from './helpers.ts';
+
+type Script = (request: IncomingMessage, response: ServerResponse) => void;
+
+const TOKEN = 'secret-token-for-client-tests';
+let server: ReturnType<typeof createServer>;
+let baseUrl: string;
+let script: Script;
+let received: { method: string; url: string; authorization: string | undefined }[];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    received.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      authorization: request.headers.authorization,
+    });
+    request.resume();
+    request.on('end', () => script(request, response));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received = [];
+  script = (_request, response) =>
+    sendJson(response, 500, { error: { code: 'internal', message: 'unscripted' } });
+});
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function client(
+  options: { timeoutMs?: number; maxAttempts?: number; signal?: AbortSignal } = {},
+): SemaphoreClient {
+  return new SemaphoreClient({ baseUrl, token: TOKEN, ...options });
+}
+
+async function failure(promise: Promise<unknown>): Promise<SemaphoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(SemaphoreError);
+  const semaphoreError = error as SemaphoreError;
+  expect(`${semaphoreError.message} ${semaphoreError.stack} ${JSON.stringify(semaphoreError)}`).not.toContain(
+    TOKEN,
+  );
+  return semaphoreError;
+}
+
+const slot = newSlotRecord('pool-a', 'preview-1', 1);
+
+const acquireInput = { type: 'pool-a', slug: 'preview-1', holder: 'gc', leaseMs: 60_000 };
+
+describe('answer validation', () => {
+  it('names the field of an answer that does not follow the protocol', async () => {
+    script = (_request, response) =>
+      sendJson(response, 200, { now: 5, resources: [{ ...slot, generation: 'seventeen' }] });
+    const error = await failure(client().list('pool-a'));
+    expect(error).toMatchObject({ code: 'invalid_answer', status: 200, operation: 'GET /api/resources' });
+    expect(error.message).toContain('resources.0.generation');
+  });
+
+  it('refuses an answer that is not JSON, and a success that should have been a lease', async () => {
+    script = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>login</html>');
+    };
+    expect(await failure(client().find('pool-a', 'preview-1'))).toMatchObject({ code: 'invalid_answer' });
+    script = (_request, response) => sendJson(response, 200, { ...slot, leaseId: undefined });
+    const error = await failure(client().acquireSpecific(acquireInput));
+    expect(error.message).toContain('leaseId');
+  });
+
+  it('refuses an answer larger than 1 MiB without buffering it', async () => {
+    script = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // No content-length: the client has to count while reading.
+      const chunk = 'x'.repeat(64 * 1024);
+      let sent = 0;
+      const push = () => {
+        while (sent < 40 && response.write(chunk)) sent += 1;
+        if (sent < 40) response.once('drain', push);
+        else response.end();
+      };
+      push();
+    };
+    const error = await failure(client().list('pool-a'));
+    expect(error).toMatchObject({ code: 'invalid_answer' });
+    expect(error.message).toContain('larger than 1048576 bytes');
+  });
+
+  it("carries the server's status, code, message and issues", async () => {
+    const issues = [{ path: ['leaseMs'], message: 'leaseMs must be at least 1000' }];
+    script = (_request, response) =>
+      sendJson(response, 400, {
+        error: { code: 'invalid_request', message: 'invalid request body', issues },
+      });
+    const error = await failure(client().acquire({ type: 'pool-a', holder: 'gc', leaseMs: 5 }));
+    expect(error).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: 'invalid request body',
+      issues,
+    });
+  });
+});
+
+describe('retries', () => {
+  it('retries idempotent calls on 5xx and succeeds when the server recovers', async () => {
+    let calls = 0;
+    script = (_request, response) => {
+      calls += 1;
+      if (calls < 3) sendJson(response, 503, { error: { code: 'internal', message: 'busy' } });
+      else sendJson(response, 200, slot);
+    };
+    const semaphore = client();
+    expect(await semaphore.find('pool-a', 'preview-1')).toEqual(slot);
+    expect(semaphore.requestCount).toBe(3);
+    expect(received.every((request) => request.authorization === `Bearer ${TOKEN}`)).toBe(true);
+  });
+
+  it('gives up after maxAttempts with the last error', async () => {
+    script = (_request, response) =>
+      sendJson(response, 502, { error: { code: 'internal', message: 'down' } });
+    const semaphore = client({ maxAttempts: 2 });
+    const error = await failure(semaphore.renew({ ...acquireInput, leaseId: crypto.randomUUID() }));
+    expect(error).toMatchObject({ status: 502, code: 'internal', message: 'down' });
+    expect(semaphore.requestCount).toBe(2);
+  });
+
+  it('never retries an acquire without requestId, a force release, add or remove', async () => {
+    script = (_request, response) => {
+      response.writeHead(500);
+      response.end('oops');
+    };
+    const semaphore = client();
+    const errors = await Promise.all(
+      [
+        semaphore.acquireSpecific(acquireInput),
+        semaphore.acquire({ type: 'pool-a', holder: 'gc', leaseMs: 60_000 }),
+        semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true }),
+        semaphore.add({ type: 'pool-a', slug: 'preview-1' }),
+        semaphore.remove('pool-a', 'preview-1'),
+      ].map(failure),
+    );
+    for (const error of errors) expect(error).toMatchObject({ status: 500, code: 'http_error' });
+    expect(semaphore.requestCount).toBe(errors.length);
+  });
+
+  it('retries acquires that carry a requestId and releases by leaseId', async () => {
+    script = (_request, response) => sendJson(response, 500, { error: { code: 'internal', message: 'x' } });
+    const semaphore = client({ maxAttempts: 2 });
+    await failure(semaphore.acquireSpecific({ ...acquireInput, requestId: 'r-1' }));
+    await failure(semaphore.acquire({ type: 'pool-a', holder: 'gc', leaseMs: 60_000, requestId: 'r-2' }));
+    await failure(semaphore.release({ type: 'pool-a', slug: 'preview-1', leaseId: crypto.randomUUID() }));
+    expect(semaphore.requestCount).toBe(6);
+  });
+
+  it('does not retry 4xx answers', async () => {
+    script = (_request, response) =>
+      sendJson(response, 404, { error: { code: 'not_found', message: 'no slot' } });
+    const semaphore = client();
+    expect(await failure(semaphore.find('pool-a', 'preview-1'))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
+    expect(semaphore.requestCount).toBe(1);
+  });
+
+  it('times out each request, retries the timeout, and reports it', async () => {
+    script = () => {
+      // Never answers.
+    };
+    const semaphore = client({ timeoutMs: 100, maxAttempts: 2 });
+    const error = await failure(semaphore.list('pool-a'));
+    expect(error).toMatchObject({ code: 'timeout', status: undefined });
+    expect(semaphore.requestCount).toBe(2);
+  });
+});
+
+describe('transport', () => {
+  it('reports an unreachable server as a network error without the token', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const semaphore = new SemaphoreClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: TOKEN,
+      maxAttempts: 2,
+    });
+    const error = await failure(semaphore.health());
+    expect(error.code).toBe('network');
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(semaphore.requestCount).toBe(2);
+  });
+
+  it('stops every call when the signal aborts, without retrying', async () => {
+    const { promise: arrived, resolve } = Promise.withResolvers<void>();
+    script = () => resolve(); // and never answers
+    const controller = new AbortController();
+    const semaphore = client({ signal: controller.signal });
+    const pending = failure(semaphore.list('pool-a'));
+    await arrived;
+    controller.abort();
+    expect(await pending).toMatchObject({ code: 'aborted' });
+    expect(await failure(semaphore.list('pool-a'))).toMatchObject({ code: 'aborted' });
+    expect(semaphore.requestCount).toBe(1);
+  });
+
+  it('sends the documented routes, encodes path segments and leaves the token off health', async () => {
+    script = (request, response) => {
+      if (request.url === '/api/health') sendJson(response, 200, { ok: true, version: '1.2.3' });
+      else if (request.url?.includes('/events')) sendJson(response, 200, { events: [] });
+      else sendJson(response, 200, { released: true, dirty: false });
+    };
+    const semaphore = client();
+    expect(await semaphore.health()).toEqual({ ok: true, version: '1.2.3' });
+    expect(await semaphore.events('pool-a', 'preview-1', 20)).toEqual([]);
+    expect(
+      await semaphore.release({ type: 'pool-a', slug: 'preview-1', leaseId: crypto.randomUUID() }),
+    ).toEqual({
+      released: true,
+      dirty: false,
+    });
+    await failure(semaphore.find('pool a', '../x'));
+    expect(received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'GET /api/health',
+      'GET /api/resources/pool-a/preview-1/events?limit=20',
+      'POST /api/resources/release',
+      'GET /api/resources/pool%20a/..%2Fx',
+    ]);
+    expect(received[0]?.authorization).toBeUndefined();
+  });
+});
