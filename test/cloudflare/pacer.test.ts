@@ -1,6 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CloudflareCallError } from '../../src/cloudflare/call-error.ts';
-import { type AttemptContext, Pacer, type PacerClock, type PacerOptions } from '../../src/cloudflare/pacer.ts';
+import {
+  type AttemptContext,
+  Pacer,
+  type PacerClock,
+  type PacerOptions,
+} from '../../src/cloudflare/pacer.ts';
+import { callFailureOf } from './call-failure.ts';
 
 /** A clock whose sleeps return at once and move time forward; no real waiting in these tests. */
 class FakeClock implements PacerClock {
@@ -32,7 +38,10 @@ function setup(options: PacerOptions = {}) {
 }
 
 function apiError(status: number, retryAfterMs?: number): CloudflareCallError {
-  return new CloudflareCallError({ kind: 'test', reason: 'api', status, retryAfterMs, codes: [971] }, `HTTP ${status}`);
+  return new CloudflareCallError(
+    { kind: 'test', reason: 'api', status, retryAfterMs, codes: [971] },
+    `HTTP ${status}`,
+  );
 }
 
 /** An attempt function that fails with the given errors in turn, then answers 'ok'; records start times. */
@@ -45,15 +54,6 @@ function scripted(clock: FakeClock, failures: CloudflareCallError[]) {
     return 'ok';
   };
   return { starts, attempt };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<CloudflareCallError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof CloudflareCallError)) throw new Error(`expected a CloudflareCallError, got ${error}`);
-  return error;
 }
 
 describe('Pacer', () => {
@@ -79,7 +79,7 @@ describe('Pacer', () => {
     const { clock, pacer } = setup({ budget: 3 });
     const { starts, attempt } = scripted(clock, []);
     for (let i = 0; i < 3; i++) await pacer.call(i === 0 ? 'kv.keys.list' : 'kv.bulkDelete', attempt);
-    const error = await failureOf(pacer.call('kv.bulkDelete', attempt));
+    const error = await callFailureOf(pacer.call('kv.bulkDelete', attempt));
     expect(error.reason).toBe('budget');
     expect(error.message).toBe('kv.bulkDelete: the request budget of 3 for this run is used up');
     expect(starts).toHaveLength(3);
@@ -97,7 +97,7 @@ describe('Pacer', () => {
   it('counts retries against the budget', async () => {
     const { clock, pacer } = setup({ budget: 2 });
     const { attempt } = scripted(clock, [apiError(503), apiError(503)]);
-    const error = await failureOf(pacer.call('r2.lifecycle.get', attempt));
+    const error = await callFailureOf(pacer.call('r2.lifecycle.get', attempt));
     expect(error.reason).toBe('budget');
     expect(pacer.usage()).toMatchObject({ requests: 2, retries: 1 });
   });
@@ -108,6 +108,14 @@ describe('Pacer', () => {
     expect(await pacer.call('d1.list', attempt)).toBe('ok');
     expect(starts).toEqual([0, 5000]);
     expect(pacer.usage()).toMatchObject({ requests: 2, rateLimited: 1, retries: 1, waitedMs: 5000 });
+  });
+
+  it('honours a server-given wait on a 5xx too', async () => {
+    const { clock, pacer } = setup();
+    const { starts, attempt } = scripted(clock, [apiError(503, 2000)]);
+    await pacer.call('a', attempt);
+    expect(starts).toEqual([0, 2000]);
+    expect(pacer.usage()).toMatchObject({ rateLimited: 0, retries: 1 });
   });
 
   it('uses the backoff when a 429 names no wait or a zero wait', async () => {
@@ -121,13 +129,13 @@ describe('Pacer', () => {
   it('fails at once as rate-limited when the wait is over the cap, and holds back later calls', async () => {
     const { clock, pacer } = setup({ retryAfterCapMs: 60_000 });
     const { starts, attempt } = scripted(clock, [apiError(429, 300_000)]);
-    const error = await failureOf(pacer.call('kv.keys.list', attempt));
+    const error = await callFailureOf(pacer.call('kv.keys.list', attempt));
     expect(error.reason).toBe('rate-limited');
     expect(error.status).toBe(429);
     expect(error.message).toMatch(/asked to wait 300 s, more than the cap of 60 s/);
     expect(clock.sleeps).toEqual([]);
 
-    const later = await failureOf(pacer.call('kv.bulkDelete', attempt));
+    const later = await callFailureOf(pacer.call('kv.bulkDelete', attempt));
     expect(later.reason).toBe('rate-limited');
     expect(later.message).toMatch(/for another 300 s/);
     expect(starts).toHaveLength(1);
@@ -139,8 +147,11 @@ describe('Pacer', () => {
 
   it('gives up as rate-limited after four 429s', async () => {
     const { clock, pacer } = setup();
-    const { starts, attempt } = scripted(clock, [1, 2, 3, 4].map(() => apiError(429, 1000)));
-    const error = await failureOf(pacer.call('a', attempt));
+    const { starts, attempt } = scripted(
+      clock,
+      [1, 2, 3, 4].map(() => apiError(429, 1000)),
+    );
+    const error = await callFailureOf(pacer.call('a', attempt));
     expect(error.reason).toBe('rate-limited');
     expect(error.message).toMatch(/gave up after 4 attempts/);
     // The third retry's backoff (1-2 s, here 1.5 s) is longer than the server's 1 s: the longer wins.
@@ -156,7 +167,7 @@ describe('Pacer', () => {
       const { clock, pacer } = setup();
       clock.randomValue = random;
       const { attempt } = scripted(clock, [apiError(500), apiError(502), apiError(503), apiError(504)]);
-      const error = await failureOf(pacer.call('d1.query', attempt));
+      const error = await callFailureOf(pacer.call('d1.query', attempt));
       expect(error.reason).toBe('api');
       expect(error.status).toBe(504);
       expect(error.message).toMatch(/^test: gave up after 4 attempts \(HTTP 504\)$/);
@@ -181,7 +192,7 @@ describe('Pacer', () => {
     expect(recovered.starts).toHaveLength(3);
 
     const exhausted = scripted(clock, [timeout, timeout, timeout, timeout]);
-    expect((await failureOf(pacer.call('a', exhausted.attempt))).reason).toBe('timeout');
+    expect((await callFailureOf(pacer.call('a', exhausted.attempt))).reason).toBe('timeout');
   });
 
   it('does not retry client errors, refused answers or success:false', async () => {
@@ -194,7 +205,7 @@ describe('Pacer', () => {
     ]) {
       const { clock, pacer } = setup();
       const { starts, attempt } = scripted(clock, [failure]);
-      expect(await failureOf(pacer.call('a', attempt))).toBe(failure);
+      expect(await callFailureOf(pacer.call('a', attempt))).toBe(failure);
       expect(starts).toHaveLength(1);
     }
   });
@@ -204,13 +215,13 @@ describe('Pacer', () => {
     const { starts, attempt } = scripted(clock, []);
     await pacer.call('a', attempt);
     await pacer.call('a', attempt);
-    const error = await failureOf(pacer.call('a', attempt));
+    const error = await callFailureOf(pacer.call('a', attempt));
     expect(error.reason).toBe('deadline');
     expect(starts).toEqual([0, 1000]);
 
     const retrying = setup({ deadlineAt: 3000 });
     const script = scripted(retrying.clock, [apiError(429, 5000)]);
-    expect((await failureOf(retrying.pacer.call('a', script.attempt))).reason).toBe('deadline');
+    expect((await callFailureOf(retrying.pacer.call('a', script.attempt))).reason).toBe('deadline');
     expect(retrying.clock.sleeps).toEqual([]);
   });
 
@@ -219,7 +230,7 @@ describe('Pacer', () => {
     const { clock, pacer } = setup({ signal: controller.signal });
     clock.hangSleeps = true;
     const { attempt } = scripted(clock, [apiError(503)]);
-    const pending = failureOf(pacer.call('a', attempt));
+    const pending = callFailureOf(pacer.call('a', attempt));
     controller.abort();
     expect((await pending).reason).toBe('aborted');
   });
@@ -228,7 +239,7 @@ describe('Pacer', () => {
     const controller = new AbortController();
     const { pacer } = setup({ signal: controller.signal, timeoutMs: 1234 });
     let seen: AttemptContext | undefined;
-    const pending = failureOf(
+    const pending = callFailureOf(
       pacer.call('workers.upload', (context) => {
         seen = context;
         return new Promise((_, reject) =>
@@ -243,7 +254,7 @@ describe('Pacer', () => {
     const error = await pending;
     expect(error.reason).toBe('aborted');
     expect(seen).toMatchObject({ timeoutMs: 1234, attempt: 1 });
-    expect((await failureOf(pacer.call('a', async () => 'never'))).reason).toBe('aborted');
+    expect((await callFailureOf(pacer.call('a', async () => 'never'))).reason).toBe('aborted');
   });
 
   it('rethrows errors that are not Cloudflare call failures untouched', async () => {

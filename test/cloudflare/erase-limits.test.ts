@@ -1,0 +1,147 @@
+// The erase under pressure: the account's rate limit, a 429 storm, the run's request budget and KV's
+// eventual consistency. The twin and the pacer share one virtual clock, so a Retry-After of minutes
+// is honoured (or refused) without anyone waiting for it.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTwin, type Twin } from '../twin/twin.ts';
+import { eraseInNewRun, slotResources, slotSeed, VirtualClock } from './support.ts';
+
+const LIFECYCLE_GET = 'GET /accounts/:account/r2/buckets/:bucket/lifecycle';
+const KV_ONLY = 'pool: p\nresources:\n  kv:\n    - title: app-{slot}-cache\n';
+
+const clock = new VirtualClock();
+let twin: Twin;
+beforeAll(async () => {
+  twin = await startTwin({
+    now: clock.now,
+    rateLimit: { requests: 60, windowMs: 300_000 },
+    // Deleted keys stay in listings for a minute of virtual time: through the whole erase.
+    kvListingLagMs: 60_000,
+  });
+});
+afterAll(async () => {
+  await twin?.close();
+});
+beforeEach(() => {
+  twin.account.limiter.reset();
+  twin.faults.clear();
+  twin.resetRequests();
+});
+
+function keyCountOf(title: string) {
+  return twin.state().kv.find((candidate) => candidate.title === title)?.keyCount;
+}
+
+describe('KV eventual consistency', () => {
+  it('ignores deleted keys that listings still show, and ends', async () => {
+    const slug = 'lag-1';
+    twin.seed({ kv: [{ title: `app-${slug}-cache`, generate: { prefix: 'cart:', count: 3_000 } }] });
+    const { result } = await eraseInNewRun(twin, slotResources(slug, KV_ONLY), { pacer: { clock } });
+
+    expect(result.status).toBe('complete');
+    expect(result.steps[0]).toMatchObject({
+      status: 'done',
+      summary: 'deleted 3,000 keys',
+      // Three pages to find the keys, one bulk delete, three pages that show only deleted keys.
+      details: { keysDeleted: 3_000, listings: 6, retriedKeys: 0 },
+      requests: 8,
+    });
+    expect(keyCountOf(`app-${slug}-cache`)).toBe(0);
+  });
+});
+
+describe('a 429 storm', () => {
+  it('defers the slot at once when the block is longer than the cap, and the next run finishes it', async () => {
+    const slug = 'storm-1';
+    twin.seed(slotSeed(slug, { kvKeys: 25_000 }));
+    const first = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock } });
+
+    expect(first.result.status).toBe('deferred');
+    expect(first.result.steps.map((step) => step.status)).toEqual([
+      'done',
+      'done',
+      'failed',
+      'not-run',
+      'not-run',
+    ]);
+    const kv = first.result.steps[2];
+    expect(kv?.failure?.reason).toBe('rate-limited');
+    expect(kv?.failure?.message).toMatch(/asked to wait 300 s, more than the cap of 60 s/);
+    // Every key was deleted; the block came during the listing that verifies it.
+    expect(kv?.details).toMatchObject({ keysDeleted: 25_000 });
+    expect(first.pacer.usage()).toMatchObject({ requests: 61, rateLimited: 1, retries: 0 });
+    // One 429 and no more: the pacer does not hammer a blocked account.
+    expect(twin.requests().filter((request) => request.status === 429)).toHaveLength(1);
+
+    clock.time += 300_000;
+    const second = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock } });
+    expect(second.result.status).toBe('complete');
+    expect(second.result.steps.map((step) => step.status)).toEqual([
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'done',
+      'done',
+    ]);
+    expect(keyCountOf(`app-${slug}-cache`)).toBe(0);
+  });
+
+  it('honours Retry-After waits under the cap and carries on', async () => {
+    const slug = 'storm-2';
+    twin.seed(slotSeed(slug, { kvKeys: 20 }));
+    twin.faults.add({ route: LIFECYCLE_GET, status: 429, retryAfter: 20, times: 3 });
+    const startedAt = clock.now();
+    const { result, pacer } = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock } });
+
+    expect(result.status).toBe('complete');
+    expect(pacer.usage()).toMatchObject({ rateLimited: 3, retries: 3 });
+    expect(pacer.usage().waitedMs).toBeGreaterThanOrEqual(60_000);
+    expect(clock.now() - startedAt).toBeGreaterThanOrEqual(60_000);
+  });
+
+  it('gives up after four attempts of short waits and defers the slot', async () => {
+    const slug = 'storm-3';
+    twin.seed(slotSeed(slug, { kvKeys: 20 }));
+    twin.faults.add({ route: LIFECYCLE_GET, status: 429, retryAfter: 1 });
+    const { result, pacer } = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock } });
+
+    expect(result.status).toBe('deferred');
+    expect(result.steps.map((step) => step.status)).toEqual(['done', 'done', 'done', 'failed', 'not-run']);
+    expect(result.steps[3]?.failure?.message).toMatch(/gave up after 4 attempts \(HTTP 429, code 971/);
+    expect(pacer.usage()).toMatchObject({ rateLimited: 4, retries: 3 });
+  });
+});
+
+describe('the request budget', () => {
+  it('defers the slot when the budget runs out mid-step, keeping what was deleted', async () => {
+    const slug = 'budget-1';
+    twin.seed(slotSeed(slug, { kvKeys: 25_000 }));
+    const first = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock, budget: 20 } });
+
+    expect(first.result.status).toBe('deferred');
+    expect(first.result.steps[2]).toMatchObject({
+      status: 'failed',
+      failure: { reason: 'budget' },
+      details: { keysDeleted: 10_000 },
+      requests: 12,
+    });
+    expect(first.pacer.usage()).toMatchObject({ requests: 20, budgetLeft: 0 });
+    expect(keyCountOf(`app-${slug}-cache`)).toBe(15_000);
+
+    clock.time += 3_600_000;
+    const second = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock } });
+    expect(second.result.status).toBe('complete');
+    expect(keyCountOf(`app-${slug}-cache`)).toBe(0);
+  });
+
+  it('defers the slot when the run deadline has passed, before any request', async () => {
+    const slug = 'deadline-1';
+    twin.seed(slotSeed(slug, { kvKeys: 20 }));
+    const { result } = await eraseInNewRun(twin, slotResources(slug), {
+      pacer: { clock, deadlineAt: clock.now() - 1 },
+    });
+    expect(result.status).toBe('deferred');
+    expect(result.steps[0]?.failure?.reason).toBe('deadline');
+    expect(result.steps.slice(1).every((step) => step.status === 'not-run')).toBe(true);
+    expect(twin.requests()).toEqual([]);
+  });
+});
