@@ -1,17 +1,119 @@
+// The action: inputs → settings → command → report → outputs, summary, annotations, exit code.
+// Everything it touches comes in through `ActionDependencies`, so tests can run it in-process.
 import * as core from '@actions/core';
-import { INPUT_NAMES, parseSettings, type RawInputs, SettingsError, secretsOf } from './config/settings.ts';
+import * as github from '@actions/github';
+import {
+  INPUT_NAMES,
+  parseSettings,
+  type RawInputs,
+  type Settings,
+  SettingsError,
+  secretsOf,
+} from './config/settings.ts';
+import type { ProgressEvent } from './gc/context.ts';
+import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
+import { type PublishIO, publishReport } from './report/publish.ts';
+import { executeSettings } from './services.ts';
+import { onTerminationSignals } from './signals.ts';
+
+export interface ActionDependencies extends PublishIO {
+  readInputs(): RawInputs;
+  setSecret(secret: string): void;
+  info(message: string): void;
+  setFailed(message: string): void;
+  /** `owner/repo` and the server URL of the run, for pull request links; undefined outside Actions. */
+  repository(): RunReport['repository'];
+  execute(
+    settings: Settings,
+    options: {
+      signal: AbortSignal;
+      progress: (event: ProgressEvent) => void;
+      repository: RunReport['repository'];
+    },
+  ): Promise<RunReport>;
+}
 
 /** Reads every input of action.yml by name; `core.getInput` returns '' for an absent one. */
 function readActionInputs(): RawInputs {
-  return Object.fromEntries(INPUT_NAMES.map((name) => [name, core.getInput(name)]));
+  const inputs: Record<string, string> = Object.fromEntries(
+    INPUT_NAMES.map((name) => [name, core.getInput(name)]),
+  );
+  // cleanup's pull request defaults to the one that triggered the run.
+  const eventPullRequest = github.context.payload.pull_request?.number;
+  if (inputs['pull-request'] === '' && typeof eventPullRequest === 'number') {
+    inputs['pull-request'] = String(eventPullRequest);
+  }
+  return inputs;
 }
 
-export async function run(): Promise<void> {
+export function githubActionDependencies(): ActionDependencies {
+  return {
+    readInputs: readActionInputs,
+    setSecret: core.setSecret,
+    info: core.info,
+    setFailed: core.setFailed,
+    setOutput: core.setOutput,
+    error: core.error,
+    warning: core.warning,
+    notice: core.notice,
+    writeSummary: async (markdown) => {
+      await core.summary.addRaw(markdown, true).write();
+    },
+    repository: () => {
+      const nameWithOwner = process.env.GITHUB_REPOSITORY;
+      return nameWithOwner === undefined || nameWithOwner === ''
+        ? undefined
+        : { serverUrl: process.env.GITHUB_SERVER_URL ?? 'https://github.com', nameWithOwner };
+    },
+    execute: executeSettings,
+  };
+}
+
+function logProgress(info: (message: string) => void): (event: ProgressEvent) => void {
+  return (event) => {
+    if (event.kind === 'listed') info(`Pool has ${event.slots} slots; ${event.selected} to work on.`);
+    if (event.kind === 'slot-started') info(`[${event.index + 1}/${event.total}] ${event.slug}…`);
+    if (event.kind === 'slot-finished')
+      info(`  ${event.slug}: ${event.outcome} (${Math.round(event.durationMs)} ms)`);
+  };
+}
+
+export async function run(deps: ActionDependencies = githubActionDependencies()): Promise<void> {
+  let settings: Settings;
   try {
-    const settings = parseSettings(readActionInputs());
-    for (const secret of secretsOf(settings)) core.setSecret(secret);
-    core.info(`preview-gc ${settings.command}${settings.dryRun ? ' (dry run)' : ''}`);
+    settings = parseSettings(deps.readInputs());
   } catch (error) {
-    core.setFailed(error instanceof SettingsError ? error.message : String(error));
+    deps.setFailed(error instanceof SettingsError ? error.message : String(error));
+    return;
   }
+  for (const secret of secretsOf(settings)) {
+    deps.setSecret(secret);
+    // The Authorization header is derived from the token; mask it too in case anything echoes it.
+    deps.setSecret(`Bearer ${secret}`);
+  }
+
+  const controller = new AbortController();
+  const stopListening = onTerminationSignals((signal) => {
+    deps.info(`${signal} received: stopping the current step, releasing the lease, writing the summary.`);
+    controller.abort(signal);
+  });
+  try {
+    deps.info(`preview-gc ${settings.command}${settings.dryRun ? ' (dry run)' : ''}`);
+    const report = await deps.execute(settings, {
+      signal: controller.signal,
+      progress: logProgress(deps.info),
+      repository: deps.repository(),
+    });
+    await publishReport(report, deps);
+    if (runFailed(report)) deps.setFailed(failureMessage(report));
+  } finally {
+    stopListening();
+  }
+}
+
+function failureMessage(report: RunReport): string {
+  if (report.interruptedBy !== undefined) return `preview-gc was stopped by ${report.interruptedBy}.`;
+  if (report.problems.length > 0) return report.problems.join('\n');
+  const failed = report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome));
+  return `preview-gc ${report.command}: ${failed.map((slot) => `${slot.slug} ${slot.outcome}`).join(', ')}. The job summary says what to do next.`;
 }

@@ -26,6 +26,8 @@ export interface Settings {
   gcLeaseMinutes: number;
   maxSlots: number;
   requestBudget: number;
+  /** Steady Cloudflare request rate; the account's 1,200 per 5 minutes (4/s) is shared with everything else. */
+  requestsPerSecond: number;
   deadlineMinutes: number;
   reclaimDirty: boolean;
   pullRequest: number | undefined;
@@ -122,6 +124,7 @@ const inputSchema = z.object({
   'gc-lease-minutes': optionalWithDefault('30', integerIn(1, 1440)),
   'max-slots': optionalWithDefault('20', integerIn(1, 1000)),
   'request-budget': optionalWithDefault('600', integerIn(1, 100_000)),
+  'requests-per-second': optionalWithDefault('3', integerIn(1, 50)),
   'deadline-minutes': optionalWithDefault('20', integerIn(1, 360)),
   'reclaim-dirty': optionalWithDefault('true', strictBoolean),
   'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
@@ -185,6 +188,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     gcLeaseMinutes: inputs['gc-lease-minutes'],
     maxSlots: inputs['max-slots'],
     requestBudget: inputs['request-budget'],
+    requestsPerSecond: inputs['requests-per-second'],
     deadlineMinutes: inputs['deadline-minutes'],
     reclaimDirty: inputs['reclaim-dirty'],
     pullRequest: inputs['pull-request'],

@@ -1,0 +1,125 @@
+// Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
+import type { SlotReport } from '../report/model.ts';
+import type { Lease } from '../semaphore/protocol.ts';
+import type { CommandContext, EraseOutcome } from './context.ts';
+
+/** A slot report before its outcome and its timing are known. */
+export type ReportBase = Omit<SlotReport, 'outcome' | 'durationMs'>;
+export type UntimedSlotReport = Omit<SlotReport, 'durationMs'>;
+
+/** What a slot report says about an erase that ended, before the release is known. */
+export type OutcomeOfErase = (erase: EraseOutcome) => Pick<SlotReport, 'outcome' | 'problem' | 'nextStep'>;
+
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs an erase under the lease. The fence renews the lease before every destructive step; a `null`
+ * renew means someone forced the slot away. A renew that errors also stops the erase (we can no longer
+ * prove we hold the slot), and is reported as a failure rather than as someone else's lease.
+ */
+export async function runFencedErase(
+  ctx: CommandContext,
+  lease: Lease,
+  leaseMs: number,
+  erase: (fence: () => Promise<boolean>) => Promise<EraseOutcome>,
+): Promise<EraseOutcome> {
+  let renewProblem: string | undefined;
+  const fence = async (): Promise<boolean> => {
+    try {
+      const renewed = await ctx.semaphore.renew({
+        type: ctx.pool,
+        slug: lease.slug,
+        leaseId: lease.leaseId,
+        leaseMs,
+      });
+      return renewed !== null;
+    } catch (error) {
+      renewProblem = `could not renew the lease before the next step, so the erase stopped: ${describeError(error)}`;
+      return false;
+    }
+  };
+  try {
+    const outcome = await erase(fence);
+    return renewProblem !== undefined && outcome.status === 'fenced'
+      ? { ...outcome, status: 'failed', problem: renewProblem }
+      : outcome;
+  } catch (error) {
+    return {
+      status: ctx.signal.aborted ? 'aborted' : 'failed',
+      steps: [],
+      requests: 0,
+      problem: `the erase stopped: ${describeError(error)}`,
+    };
+  }
+}
+
+/**
+ * Releases the lease, clean only when every erase step was verified. Never aborted by the run's
+ * signal: on SIGTERM the release is the one call that must still go out.
+ */
+export async function releaseHeldLease(
+  ctx: CommandContext,
+  base: ReportBase,
+  lease: Lease,
+  erase: EraseOutcome,
+  outcomeOf: OutcomeOfErase,
+): Promise<UntimedSlotReport> {
+  const withErase = {
+    ...base,
+    erase: { status: erase.status, steps: erase.steps, requests: erase.requests },
+  };
+  try {
+    await ctx.semaphore.release({
+      type: ctx.pool,
+      slug: lease.slug,
+      leaseId: lease.leaseId,
+      clean: erase.status === 'complete',
+    });
+  } catch (error) {
+    return {
+      ...withErase,
+      outcome: 'release-failed',
+      problem: `the release failed (${describeError(error)}); the lease of holder '${lease.holder}' expires by itself, and the next sweep picks the slot up`,
+      nextStep: `preview-gc release --slot ${lease.slug} --lease-id ${lease.leaseId}`,
+    };
+  }
+  return { ...withErase, ...outcomeOf(erase) };
+}
+
+/** Erases the slot under the lease, then releases it: the one way a slot the run holds ends. */
+export async function eraseThenRelease(
+  ctx: CommandContext,
+  base: ReportBase,
+  lease: Lease,
+  leaseMs: number,
+  outcomeOf: OutcomeOfErase,
+): Promise<UntimedSlotReport> {
+  const erase = await runFencedErase(ctx, lease, leaseMs, (fence) =>
+    ctx.eraser.erase({ slug: lease.slug, fence, dryRun: false }),
+  );
+  return releaseHeldLease(ctx, { ...base, generation: lease.generation }, lease, erase, outcomeOf);
+}
+
+/** Works through slots one at a time (one lease in hand at most), timing each and reporting progress. */
+export async function workThroughSlots<T extends { slug: string }>(
+  ctx: CommandContext,
+  items: readonly T[],
+  work: (item: T) => Promise<UntimedSlotReport>,
+): Promise<SlotReport[]> {
+  const reports: SlotReport[] = [];
+  for (const [index, item] of items.entries()) {
+    ctx.progress({ kind: 'slot-started', slug: item.slug, index, total: items.length });
+    const started = ctx.now();
+    const report = { ...(await work(item)), durationMs: ctx.now() - started };
+    ctx.progress({
+      kind: 'slot-finished',
+      slug: report.slug,
+      outcome: report.outcome,
+      durationMs: report.durationMs,
+    });
+    reports.push(report);
+  }
+  return reports;
+}

@@ -1,0 +1,79 @@
+// Runs one command with the services it is given and always returns a report, also when the run
+// could not start or stopped half-way: the summary is written from it either way.
+import type { Command } from '../config/settings.ts';
+import type { RunReport } from '../report/model.ts';
+import { runCleanup } from './cleanup.ts';
+import type { CommandContext } from './context.ts';
+import { describeError } from './lease.ts';
+import { runStatus } from './status.ts';
+import { runGc } from './sweep.ts';
+
+export interface CommandOptions {
+  command: Command;
+  dryRun: boolean;
+  reclaimDirty: boolean;
+  maxSlots: number;
+  leaseMs: number;
+  deadlineAt: number;
+  pullRequest: number | undefined;
+}
+
+type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
+
+function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportBody> {
+  switch (options.command) {
+    case 'gc':
+      return runGc(ctx, options);
+    case 'cleanup':
+      if (options.pullRequest === undefined) throw new Error('cleanup needs the pull request number');
+      return runCleanup(ctx, {
+        pullRequest: options.pullRequest,
+        dryRun: options.dryRun,
+        leaseMs: options.leaseMs,
+      });
+    case 'status':
+      return runStatus(ctx);
+  }
+}
+
+/** A report for a run that failed before it produced one of its own. */
+export function failedRunReport(
+  options: Pick<CommandOptions, 'command' | 'dryRun' | 'pullRequest'>,
+  pool: string,
+  problem: string,
+): ReportBody {
+  return {
+    command: options.command,
+    dryRun: options.dryRun,
+    pool,
+    problems: [problem],
+    leftForNextRun: 0,
+    expired: 0,
+    slots: [],
+    poolAfter: null,
+    semaphoreRequests: 0,
+    cloudflare: null,
+    ...(options.pullRequest === undefined ? {} : { pullRequest: options.pullRequest }),
+  };
+}
+
+export async function runCommand(ctx: CommandContext, options: CommandOptions): Promise<RunReport> {
+  const startedAt = ctx.now();
+  let body: ReportBody;
+  try {
+    body = await dispatch(ctx, options);
+  } catch (error) {
+    body = {
+      ...failedRunReport(options, ctx.pool, `The run stopped: ${describeError(error)}`),
+      semaphoreRequests: ctx.semaphore.requestCount,
+      cloudflare: ctx.cloudflareUsage(),
+    };
+  }
+  const interruptedBy = ctx.signal.aborted ? String(ctx.signal.reason ?? 'a signal') : undefined;
+  return {
+    ...body,
+    ...(interruptedBy === undefined ? {} : { interruptedBy }),
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: ctx.now() - startedAt,
+  };
+}

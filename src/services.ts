@@ -1,0 +1,88 @@
+// The composition root: from validated settings to the real clients, shared by the action and the
+// CLI so both run exactly the same code.
+import type { Settings } from './config/settings.ts';
+import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
+import { createCloudflareEraser } from './gc/cloudflare-eraser.ts';
+import type { CommandContext, ProgressEvent } from './gc/context.ts';
+import { describeError } from './gc/lease.ts';
+import { type CommandOptions, failedRunReport, runCommand } from './gc/run-command.ts';
+import type { RunReport } from './report/model.ts';
+import { SemaphoreClient } from './semaphore/client.ts';
+
+export interface ExecuteOptions {
+  /** Aborted on SIGINT/SIGTERM. */
+  signal: AbortSignal;
+  progress: (event: ProgressEvent) => void;
+  repository?: RunReport['repository'];
+}
+
+export function createSemaphoreClient(
+  settings: Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'>,
+): SemaphoreClient {
+  // No abort signal: on SIGTERM the release of the lease in hand must still go out.
+  return new SemaphoreClient({ baseUrl: settings.semaphoreUrl, token: settings.semaphoreToken });
+}
+
+function commandOptions(settings: Settings, startedAt: number): CommandOptions {
+  return {
+    command: settings.command,
+    dryRun: settings.dryRun,
+    reclaimDirty: settings.reclaimDirty,
+    maxSlots: settings.maxSlots,
+    leaseMs: settings.gcLeaseMinutes * 60_000,
+    deadlineAt: startedAt + settings.deadlineMinutes * 60_000,
+    pullRequest: settings.pullRequest,
+  };
+}
+
+/** status needs no config file when the pool is named; gc and cleanup always need one. */
+async function loadConfigFor(settings: Settings): Promise<SlotConfig | null> {
+  if (settings.command === 'status' && settings.pool !== undefined) return null;
+  return loadSlotConfig(settings.configPath);
+}
+
+/** Runs the command the settings name. Never throws: whatever goes wrong is in the report. */
+export async function executeSettings(settings: Settings, options: ExecuteOptions): Promise<RunReport> {
+  const startedAt = Date.now();
+  const repository = options.repository === undefined ? {} : { repository: options.repository };
+  let config: SlotConfig | null;
+  try {
+    config = await loadConfigFor(settings);
+  } catch (error) {
+    return {
+      ...failedRunReport(settings, settings.pool ?? '(unknown)', describeError(error)),
+      ...repository,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs: Date.now() - startedAt,
+    };
+  }
+  const pool = settings.pool ?? config?.pool ?? '';
+  const cloudflare =
+    config === null || settings.command === 'status'
+      ? null
+      : createCloudflareEraser(config, {
+          apiToken: settings.cloudflare.apiToken,
+          accountId: settings.cloudflare.accountId,
+          baseUrl: settings.cloudflare.apiBaseUrl,
+          budget: settings.requestBudget,
+          ratePerSecond: settings.requestsPerSecond,
+          deadlineAt: startedAt + settings.deadlineMinutes * 60_000,
+          signal: options.signal,
+        });
+  const ctx: CommandContext = {
+    pool,
+    semaphore: createSemaphoreClient(settings),
+    eraser: cloudflare?.eraser ?? refusingEraser,
+    cloudflareUsage: () => cloudflare?.usage() ?? null,
+    signal: options.signal,
+    progress: options.progress,
+    now: Date.now,
+  };
+  return { ...(await runCommand(ctx, commandOptions(settings, startedAt))), ...repository };
+}
+
+/** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */
+const refusingEraser: CommandContext['eraser'] = {
+  refusal: () => 'this command erases nothing',
+  erase: async () => ({ status: 'failed', steps: [], requests: 0, problem: 'this command erases nothing' }),
+};
