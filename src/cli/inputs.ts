@@ -1,0 +1,162 @@
+// The CLI's flags and environment variables are the action's inputs under other names. They are
+// mapped into the same raw inputs and validated by the same parseSettings, so the CLI and the action
+// accept exactly the same values and report problems the same way, naming the flag and variable.
+import {
+  type Command,
+  type DescribeInput,
+  parseSettings,
+  type RawInputs,
+  type Settings,
+} from '../config/settings.ts';
+import type { Env } from './io.ts';
+import type { OptionSpec, OptionValues } from './spec.ts';
+
+/** The environment variable of an input, the same names the workflows use for their secrets. */
+export const ENV_OF_INPUT: Readonly<Record<string, string>> = {
+  'semaphore-url': 'SEMAPHORE_URL',
+  'semaphore-token': 'SEMAPHORE_TOKEN',
+  'cloudflare-api-token': 'CLOUDFLARE_API_TOKEN',
+  'cloudflare-account-id': 'CLOUDFLARE_ACCOUNT_ID',
+  'cloudflare-api-base-url': 'CLOUDFLARE_API_BASE_URL',
+};
+
+/**
+ * Inputs the CLI has no flag for: `command` is the subcommand, the tokens come only from the
+ * environment (a flag would land in shell history and process lists), and `github-token` only links
+ * holders in the job summary, which a terminal does not show.
+ */
+export const INPUTS_WITHOUT_FLAG = ['command', 'semaphore-token', 'cloudflare-api-token', 'github-token'];
+
+export const SEMAPHORE_ENV = ['SEMAPHORE_URL', 'SEMAPHORE_TOKEN'] as const;
+export const CLOUDFLARE_ENV = [
+  'CLOUDFLARE_API_TOKEN',
+  'CLOUDFLARE_ACCOUNT_ID',
+  'CLOUDFLARE_API_BASE_URL',
+] as const;
+export const ALL_ENV = [...SEMAPHORE_ENV, ...CLOUDFLARE_ENV];
+
+export const HELP_OPTION: Record<string, OptionSpec> = {
+  help: { type: 'boolean', short: 'h', description: 'Show this help.' },
+};
+
+/** Every command that talks to the semaphore has these. */
+export const SEMAPHORE_OPTIONS: Record<string, OptionSpec> = {
+  config: {
+    type: 'string',
+    value: '<path>',
+    input: 'config',
+    description: 'Slot config file; the pool comes from it (default .github/preview-slots.yml).',
+  },
+  pool: {
+    type: 'string',
+    value: '<name>',
+    input: 'pool',
+    description: "Semaphore pool to work on; overrides the config's pool.",
+  },
+  'semaphore-url': {
+    type: 'string',
+    value: '<url>',
+    input: 'semaphore-url',
+    description: 'Base URL of the semaphore Worker (or SEMAPHORE_URL).',
+  },
+  json: { type: 'boolean', description: 'Print machine-readable JSON on stdout instead of tables.' },
+  ...HELP_OPTION,
+};
+
+export const CLOUDFLARE_OPTIONS: Record<string, OptionSpec> = {
+  'cloudflare-account-id': {
+    type: 'string',
+    value: '<id>',
+    input: 'cloudflare-account-id',
+    description: 'Cloudflare account id, 32 hex characters (or CLOUDFLARE_ACCOUNT_ID).',
+  },
+  'cloudflare-api-base-url': {
+    type: 'string',
+    value: '<url>',
+    input: 'cloudflare-api-base-url',
+    description: 'Cloudflare API base URL, only to point at a test double (or CLOUDFLARE_API_BASE_URL).',
+  },
+};
+
+export const DRY_RUN_OPTION: Record<string, OptionSpec> = {
+  'dry-run': {
+    type: 'boolean',
+    input: 'dry-run',
+    description: 'Report what would happen; acquire, erase and release nothing.',
+  },
+};
+
+/** The knobs that bound a run that erases. */
+export const RUN_LIMIT_OPTIONS: Record<string, OptionSpec> = {
+  'gc-lease-minutes': {
+    type: 'string',
+    value: '<n>',
+    input: 'gc-lease-minutes',
+    description: 'Lease taken on each slot while erasing; frees itself after this if killed (30).',
+  },
+  'request-budget': {
+    type: 'string',
+    value: '<n>',
+    input: 'request-budget',
+    description: 'At most this many Cloudflare requests; the rest is deferred (600).',
+  },
+  'requests-per-second': {
+    type: 'string',
+    value: '<n>',
+    input: 'requests-per-second',
+    description: 'Steady Cloudflare request rate; the account limit (4/s) is shared (3).',
+  },
+  'deadline-minutes': {
+    type: 'string',
+    value: '<n>',
+    input: 'deadline-minutes',
+    description: 'Start no new slot after this many minutes (20).',
+  },
+};
+
+function flagOf(options: Readonly<Record<string, OptionSpec>>, input: string): string | undefined {
+  return Object.entries(options).find(([, option]) => option.input === input)?.[0];
+}
+
+/** Names an input the way the user sets it here: `--semaphore-url / SEMAPHORE_URL`. */
+export function describeCliInput(options: Readonly<Record<string, OptionSpec>>): DescribeInput {
+  return (name) => {
+    const flag = flagOf(options, name);
+    const env = ENV_OF_INPUT[name];
+    if (flag !== undefined && env !== undefined) return `--${flag} / ${env}`;
+    if (flag !== undefined) return `--${flag}`;
+    if (env !== undefined) return `${env} (environment variable)`;
+    return `'${name}'`;
+  };
+}
+
+/** The raw inputs of a command: its flags first, then the environment variables it reads. */
+export function rawInputsOf(
+  command: Command,
+  options: Readonly<Record<string, OptionSpec>>,
+  values: OptionValues,
+  env: Env,
+  envNames: readonly string[],
+): RawInputs {
+  const raw: Record<string, string | undefined> = { command };
+  for (const [flag, option] of Object.entries(options)) {
+    if (option.input === undefined) continue;
+    const value = values[flag];
+    raw[option.input] = typeof value === 'boolean' ? String(value) : value;
+  }
+  for (const [input, name] of Object.entries(ENV_OF_INPUT)) {
+    if (envNames.includes(name) && (raw[input] ?? '') === '') raw[input] = env[name];
+  }
+  return raw;
+}
+
+/** Settings for a command, validated like the action's; a SettingsError names every problem. */
+export function settingsOf(
+  command: Command,
+  options: Readonly<Record<string, OptionSpec>>,
+  values: OptionValues,
+  env: Env,
+  envNames: readonly string[],
+): Settings {
+  return parseSettings(rawInputsOf(command, options, values, env, envNames), describeCliInput(options));
+}

@@ -1,0 +1,117 @@
+// preview-gc, the CLI: finds the command, parses its flags, runs it, and turns every way it can end
+// into an exit code: 0 done, 1 the run failed, 2 wrong usage (with that command's help).
+import { SettingsError } from '../config/settings.ts';
+import { SemaphoreError } from '../semaphore/client.ts';
+import { cleanupCommand } from './cleanup.ts';
+import { gcCommand } from './gc.ts';
+import { commandHelp, groupHelp, PROGRAM } from './help.ts';
+import type { CliIO } from './io.ts';
+import { releaseCommand } from './release.ts';
+import { slotsAddCommand } from './slots-add.ts';
+import { slotsListCommand } from './slots-list.ts';
+import { slotsRemoveCommand } from './slots-remove.ts';
+import { slotsSyncCommand } from './slots-sync.ts';
+import { CommandFailure, type CommandSpec, parseCommand, UsageError } from './spec.ts';
+import { statusCommand } from './status.ts';
+
+export const SLOTS_COMMANDS: readonly CommandSpec[] = [
+  slotsListCommand,
+  slotsAddCommand,
+  slotsRemoveCommand,
+  slotsSyncCommand,
+];
+export const COMMANDS: readonly CommandSpec[] = [
+  statusCommand,
+  gcCommand,
+  cleanupCommand,
+  releaseCommand,
+  ...SLOTS_COMMANDS,
+];
+
+const ENVIRONMENT_FOOTER = [
+  'Environment (the same secrets the workflows use):',
+  '  SEMAPHORE_URL, SEMAPHORE_TOKEN             every command',
+  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup',
+  '  CLOUDFLARE_API_BASE_URL                    only to point at a test double',
+  '  NO_COLOR                                   plain output on a terminal too',
+  '',
+  'Exit codes: 0 done, 1 the run failed (the output says what to do), 2 wrong usage.',
+  `Run '${PROGRAM} <command> --help' for a command's flags.`,
+];
+
+export const PROGRAM_HELP = groupHelp({
+  title: `${PROGRAM}: keeps a pool of Cloudflare preview slots healthy (see README.md)`,
+  usage: '<command> [options]',
+  commands: COMMANDS,
+  footer: ENVIRONMENT_FOOTER,
+});
+
+export const SLOTS_HELP = groupHelp({
+  title: `${PROGRAM} slots: the pool's inventory`,
+  usage: 'slots list|add|remove|sync [options]',
+  commands: SLOTS_COMMANDS,
+  footer: [`Run '${PROGRAM} slots <command> --help' for a command's flags.`],
+});
+
+const HELP_FLAGS = new Set(['--help', '-h', 'help']);
+
+/** The command named by the first words of argv, the help to show when it goes wrong, and the rest. */
+function findCommand(argv: readonly string[]): { spec: CommandSpec | null; help: string; rest: string[] } {
+  const [first = '', second = '', ...more] = argv;
+  if (first === 'slots') {
+    const spec = SLOTS_COMMANDS.find((candidate) => candidate.name === `slots ${second}`) ?? null;
+    return spec === null
+      ? { spec: null, help: SLOTS_HELP, rest: [second, ...more] }
+      : { spec, help: commandHelp(spec), rest: more };
+  }
+  const spec = COMMANDS.find((candidate) => candidate.name === first) ?? null;
+  return spec === null
+    ? { spec: null, help: PROGRAM_HELP, rest: argv.slice(0) }
+    : { spec, help: commandHelp(spec), rest: argv.slice(1) };
+}
+
+function usageFailure(io: CliIO, message: string, help: string): number {
+  io.err(`${PROGRAM}: ${message}\n\n${help}`);
+  return 2;
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof SemaphoreError) {
+    const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
+    return `the semaphore refused or failed ${error.operation}${status}: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const { spec, help, rest } = findCommand(argv);
+  if (spec === null) {
+    const word = rest[0] ?? '';
+    if (HELP_FLAGS.has(word)) {
+      io.out(help);
+      return 0;
+    }
+    const group = argv[0] === 'slots' ? 'slots ' : '';
+    const missing = group === '' ? 'which command?' : 'slots needs a command: list, add, remove or sync';
+    return usageFailure(io, word === '' ? missing : `unknown command '${group}${word}'`, help);
+  }
+  try {
+    const parsed = parseCommand(spec, rest);
+    if (parsed.values.help === true) {
+      io.out(help);
+      return 0;
+    }
+    return await spec.run(parsed, io);
+  } catch (error) {
+    if (error instanceof UsageError) return usageFailure(io, error.message, help);
+    // Its message already names the program and every problem, each on a line of its own.
+    if (error instanceof SettingsError) {
+      io.err(`${error.message}\n\n${help}`);
+      return 2;
+    }
+    io.err(
+      `${PROGRAM} ${spec.name}: ${error instanceof CommandFailure ? error.message : describeFailure(error)}`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,70 @@
+// release and slots talk to the semaphore directly: they need the pool's name (from --pool or the
+// slot config) and a client, and, to add slots safely, the config's templates.
+import { stat } from 'node:fs/promises';
+import { ConfigError, loadSlotConfig, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
+import type { SemaphoreClient } from '../semaphore/client.ts';
+import { settingsOf } from './inputs.ts';
+import type { CliIO } from './io.ts';
+import { CommandFailure, type CommandSpec, type ParsedCommand, stringValue } from './spec.ts';
+
+export interface PoolConnection {
+  pool: string;
+  semaphore: SemaphoreClient;
+  /** The slot config, when one was found; null when --pool was given and no config exists. */
+  config: SlotConfig | null;
+}
+
+async function configOrNull(path: string, required: boolean): Promise<SlotConfig | null> {
+  try {
+    return await loadSlotConfig(path);
+  } catch (error) {
+    const missing = error instanceof ConfigError && !(await fileExists(path));
+    if (missing && !required) return null;
+    throw error instanceof ConfigError ? new CommandFailure(error.message) : error;
+  }
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The pool named by --pool, else by the config. An explicit --config must load; the default one may
+ * be missing when --pool names the pool.
+ */
+export async function connectPool(
+  spec: Pick<CommandSpec, 'options' | 'env'>,
+  parsed: ParsedCommand,
+  io: Pick<CliIO, 'env'>,
+): Promise<PoolConnection> {
+  const settings = settingsOf('status', spec.options, parsed.values, io.env, spec.env);
+  const explicitConfig = stringValue(parsed.values, 'config') !== undefined;
+  const config = await configOrNull(settings.configPath, explicitConfig || settings.pool === undefined);
+  const pool = settings.pool ?? config?.pool;
+  if (pool === undefined)
+    throw new CommandFailure('no pool: give --pool <name> or a slot config with --config');
+  // Loaded here, not at the top: help and usage errors answer without loading the Cloudflare SDK.
+  const { createSemaphoreClient } = await import('../services.ts');
+  return { pool, semaphore: createSemaphoreClient(settings), config };
+}
+
+/**
+ * Refuses, before any call, slots that must not join the pool under this config: a resource name they
+ * expand to is protected or invalid. The action refuses the same slots before erasing them.
+ */
+export function refuseUnderConfig(config: SlotConfig | null, slugs: readonly string[]): void {
+  if (config === null) return;
+  const refusals: string[] = [];
+  for (const slug of slugs) {
+    try {
+      resourcesForSlot(config, slug);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      refusals.push(error.message);
+    }
+  }
+  if (refusals.length > 0) throw new CommandFailure(`nothing was changed:\n${refusals.join('\n')}`);
+}

@@ -1,0 +1,38 @@
+// Progress of a long run, one line per slot on stderr, so stdout stays the report (or its JSON). On a
+// TTY the line of the slot in hand is rewritten when it finishes; in a log every line stays.
+import type { ProgressEvent } from '../gc/context.ts';
+import { formatDuration, plural } from '../report/format.ts';
+import { clean, outcomeText, paint } from '../report/terminal.ts';
+import type { CliIO } from './io.ts';
+
+export function progressPrinter(
+  io: Pick<CliIO, 'err' | 'errRaw' | 'errStyle' | 'errIsTTY'>,
+  /** What the selected slots are for: `to reclaim`, `held by pull request #12`. */
+  selectedAs: string,
+): (event: ProgressEvent) => void {
+  const style = io.errStyle;
+  const counter = (index: number, total: number) =>
+    paint(style, 'dim', `[${String(index + 1).padStart(String(total).length)}/${total}]`);
+  let index = 0;
+  let total = 0;
+  return (event) => {
+    switch (event.kind) {
+      case 'listed':
+        io.err(
+          paint(style, 'dim', `Listed ${plural(event.slots, 'slot')}; ${event.selected} ${selectedAs}.`),
+        );
+        return;
+      case 'slot-started':
+        index = event.index;
+        total = event.total;
+        if (io.errIsTTY) io.errRaw(`  ${counter(index, total)} ${clean(event.slug)} …`);
+        return;
+      case 'slot-finished': {
+        const outcome = outcomeText(event.outcome, style);
+        const line = `  ${counter(index, total)} ${clean(event.slug)} ${outcome} ${paint(style, 'dim', formatDuration(event.durationMs))}`;
+        io.errRaw(`${io.errIsTTY ? '\r\u001b[K' : ''}${line}\n`);
+        return;
+      }
+    }
+  };
+}

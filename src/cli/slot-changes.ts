@@ -1,0 +1,126 @@
+// The inventory commands (slots add, remove, sync) all make a list of changes first, show it, and
+// then apply it one call at a time; a change that fails is reported and the rest still go ahead.
+import { clean, paint, renderTable, type TerminalStyle } from '../report/terminal.ts';
+import { type SemaphoreClient, SemaphoreError } from '../semaphore/client.ts';
+import { slugSchema } from '../semaphore/protocol.ts';
+import type { CliIO } from './io.ts';
+import { UsageError } from './spec.ts';
+
+export interface SlotChange {
+  slug: string;
+  /** `unchanged`: already as wanted; `keep`: would change, but may not (reason says why). */
+  action: 'add' | 'remove' | 'keep' | 'unchanged';
+  reason: string;
+  /** After applying: what happened. */
+  result?: 'done' | 'failed';
+  problem?: string;
+}
+
+/** Slugs from the command line: valid slot names, each once, in the order given. */
+export function checkedSlugs(slugs: readonly string[], where: string): string[] {
+  if (slugs.length === 0) throw new UsageError(`give at least one slot, e.g. preview-10 (${where})`);
+  for (const slug of slugs) {
+    const parsed = slugSchema.safeParse(slug);
+    if (!parsed.success)
+      throw new UsageError(`'${slug}' is not a slot name: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  return [...new Set(slugs)];
+}
+
+async function applyChange(
+  semaphore: SemaphoreClient,
+  pool: string,
+  change: SlotChange,
+): Promise<SlotChange> {
+  try {
+    if (change.action === 'add') await semaphore.add({ type: pool, slug: change.slug });
+    if (change.action === 'remove') await semaphore.remove(pool, change.slug);
+    return { ...change, result: 'done' };
+  } catch (error) {
+    if (error instanceof SemaphoreError && change.action === 'add' && error.code === 'already_exists')
+      return { ...change, action: 'unchanged', reason: 'already in the pool', result: 'done' };
+    if (error instanceof SemaphoreError && change.action === 'remove' && error.code === 'leased')
+      return { ...change, result: 'failed', problem: 'leased since the listing; kept' };
+    return { ...change, result: 'failed', problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Applies the adds and removes in order, one call each; the rest are carried through as they are. */
+export async function applyChanges(
+  semaphore: SemaphoreClient,
+  pool: string,
+  changes: readonly SlotChange[],
+): Promise<SlotChange[]> {
+  const applied: SlotChange[] = [];
+  for (const change of changes) {
+    applied.push(
+      change.action === 'add' || change.action === 'remove'
+        ? await applyChange(semaphore, pool, change)
+        : change,
+    );
+  }
+  return applied;
+}
+
+const ACTION_TEXT: Record<SlotChange['action'], string> = {
+  add: '+ add',
+  remove: '- remove',
+  keep: '! keep',
+  unchanged: '  in place',
+};
+
+function actionCell(change: SlotChange, style: TerminalStyle): string {
+  const text = ACTION_TEXT[change.action];
+  if (change.result === 'failed') return paint(style, 'red', `✖ ${text.slice(2)} failed`);
+  if (change.action === 'add') return paint(style, 'green', text);
+  if (change.action === 'remove') return paint(style, 'yellow', text);
+  if (change.action === 'keep') return paint(style, 'yellow', text);
+  return paint(style, 'dim', text);
+}
+
+/** The changes as a table; unchanged slots are only counted when there are many. */
+export function renderChanges(changes: readonly SlotChange[], style: TerminalStyle): string[] {
+  const shown = changes.length > 12 ? changes.filter((change) => change.action !== 'unchanged') : changes;
+  const hidden = changes.length - shown.length;
+  const rows = shown.map((change) => [
+    clean(change.slug),
+    actionCell(change, style),
+    clean(change.problem ?? change.reason),
+  ]);
+  return [
+    ...(rows.length > 0 ? renderTable(['SLOT', 'ACTION', 'WHY'], rows, style) : []),
+    ...(hidden > 0 ? [`  … and ${hidden} slots already in place`] : []),
+  ];
+}
+
+/** One closing line: what changed, what failed. */
+export function changesVerdict(changes: readonly SlotChange[], dryRun: boolean): string {
+  const count = (action: SlotChange['action']) =>
+    changes.filter((change) => change.action === action && change.result !== 'failed').length;
+  const failed = changes.filter((change) => change.result === 'failed').length;
+  const parts = dryRun
+    ? [`would add ${count('add')}`, `would remove ${count('remove')}`]
+    : [`added ${count('add')}`, `removed ${count('remove')}`];
+  if (count('keep') > 0) parts.push(`kept ${count('keep')} that may not go`);
+  if (failed > 0) parts.push(`${failed} failed`);
+  return `${dryRun ? 'Dry run, nothing was changed: ' : ''}${parts.join(', ')}.`;
+}
+
+export function changesFailed(changes: readonly SlotChange[]): boolean {
+  return changes.some((change) => change.result === 'failed');
+}
+
+/** Prints the changes (or their JSON) and says how it went; 1 when a change failed. */
+export function printChanges(
+  io: Pick<CliIO, 'out' | 'outStyle'>,
+  result: { pool: string; dryRun: boolean; changes: readonly SlotChange[]; json: boolean; heading?: string },
+): number {
+  if (result.json) {
+    io.out(JSON.stringify({ pool: result.pool, dryRun: result.dryRun, changes: result.changes }, null, 2));
+  } else {
+    if (result.heading !== undefined) io.out(paint(io.outStyle, 'bold', result.heading));
+    for (const line of renderChanges(result.changes, io.outStyle)) io.out(line);
+    io.out(changesVerdict(result.changes, result.dryRun));
+  }
+  return changesFailed(result.changes) ? 1 : 0;
+}

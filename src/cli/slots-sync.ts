@@ -1,0 +1,114 @@
+// preview-gc slots sync: make the pool's inventory match a list of slots.
+import type { Slot } from '../semaphore/protocol.ts';
+import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
+import { connectPool, refuseUnderConfig } from './pool.ts';
+import { applyChanges, checkedSlugs, printChanges, type SlotChange } from './slot-changes.ts';
+import { removalBlocker, removalReason } from './slots-remove.ts';
+import { type CommandSpec, type OptionValues, stringValue, UsageError } from './spec.ts';
+
+export const DEFAULT_PATTERN = 'preview-{n}';
+const MAX_COUNT = 1000;
+
+/** The slots wanted: `--slugs a,b,c`, or `--count n` numbered into `--pattern` (preview-{n}). */
+export function wantedSlugs(values: OptionValues): string[] {
+  const slugs = stringValue(values, 'slugs');
+  const count = stringValue(values, 'count');
+  const pattern = stringValue(values, 'pattern');
+  if ((slugs === undefined) === (count === undefined))
+    throw new UsageError('sync needs exactly one of --slugs <a,b,c> or --count <n>');
+  if (slugs !== undefined) {
+    if (pattern !== undefined) throw new UsageError('--pattern goes with --count, not with --slugs');
+    return checkedSlugs(
+      slugs
+        .split(',')
+        .map((slug) => slug.trim())
+        .filter(Boolean),
+      '--slugs preview-1,preview-2',
+    );
+  }
+  const n = /^\d{1,4}$/.test(count ?? '') ? Number(count) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_COUNT))
+    throw new UsageError(`--count must be a whole number from 1 to ${MAX_COUNT}, got '${count}'`);
+  const template = pattern ?? DEFAULT_PATTERN;
+  if (!template.includes('{n}')) throw new UsageError(`--pattern must contain {n}, e.g. ${DEFAULT_PATTERN}`);
+  const numbered = Array.from({ length: n }, (_, i) => template.replaceAll('{n}', String(i + 1)));
+  return checkedSlugs(numbered, '--pattern preview-{n}');
+}
+
+/**
+ * The changes that make the pool hold exactly `wanted`: add what is missing; remove what is extra
+ * only with `prune` and only when nobody holds it; everything else stays.
+ */
+export function planSync(current: readonly Slot[], wanted: readonly string[], prune: boolean): SlotChange[] {
+  const inPool = new Set(current.map((slot) => slot.slug));
+  const wantedSet = new Set(wanted);
+  const changes: SlotChange[] = [];
+  for (const slug of wanted) {
+    changes.push(
+      inPool.has(slug)
+        ? { slug, action: 'unchanged', reason: 'in the list and in the pool' }
+        : { slug, action: 'add', reason: 'in the list, not in the pool' },
+    );
+  }
+  for (const slot of current.filter((candidate) => !wantedSet.has(candidate.slug))) {
+    const blocker = removalBlocker(slot);
+    if (!prune)
+      changes.push({ slug: slot.slug, action: 'keep', reason: 'not in the list; --prune removes it' });
+    else if (blocker !== null) changes.push({ slug: slot.slug, action: 'keep', reason: blocker });
+    else changes.push({ slug: slot.slug, action: 'remove', reason: removalReason(slot, 'not in the list') });
+  }
+  return changes;
+}
+
+export const slotsSyncCommand: CommandSpec = {
+  name: 'slots sync',
+  summary: 'make the pool hold exactly the slots listed',
+  usage: [
+    'slots sync --count <n> [--pattern <p>] [--prune] [--dry-run] [options]',
+    'slots sync --slugs <a,b,c> [--prune] [--dry-run] [options]',
+  ],
+  description: [
+    'Compares the pool with the slots wanted and prints the plan: slots missing from the pool are',
+    'added; slots the pool has beyond the list are removed only with --prune, and never while a',
+    'lease (even an expired one) holds them. The config names resources by template, not slots, so',
+    'the list comes from --slugs, or from --count numbered into --pattern (preview-1 … preview-<n>).',
+    'With a config, a slot whose resource names would be protected is refused before any call.',
+  ].join('\n'),
+  options: {
+    count: { type: 'string', value: '<n>', description: 'Want slots 1 to n, named by --pattern.' },
+    pattern: {
+      type: 'string',
+      value: '<p>',
+      description: `Slot name with {n} for the number (${DEFAULT_PATTERN}).`,
+    },
+    slugs: { type: 'string', value: '<a,b,c>', description: 'Want exactly these slots, comma-separated.' },
+    prune: { type: 'boolean', description: 'Remove slots that are not in the list (never a leased one).' },
+    'dry-run': { type: 'boolean', description: 'Print the plan; change nothing.' },
+    ...SEMAPHORE_OPTIONS,
+  },
+  env: SEMAPHORE_ENV,
+  examples: [
+    'slots sync --count 9 --dry-run',
+    'slots sync --count 12 --pattern app-preview-{n}',
+    'slots sync --slugs preview-1,preview-2 --prune',
+  ],
+  async run(parsed, io) {
+    const wanted = wantedSlugs(parsed.values);
+    const dryRun = parsed.values['dry-run'] === true;
+    const { pool, semaphore, config } = await connectPool(slotsSyncCommand, parsed, io);
+    const listing = await semaphore.list(pool);
+    const plan = planSync(listing.resources, wanted, parsed.values.prune === true);
+    refuseUnderConfig(
+      config,
+      plan.filter((change) => change.action === 'add').map((change) => change.slug),
+    );
+    const changes = dryRun ? plan : await applyChanges(semaphore, pool, plan);
+    return printChanges(io, {
+      pool,
+      dryRun,
+      changes,
+      json: parsed.values.json === true,
+      heading: `Pool ${pool}: ${wanted.length} slots wanted, ${listing.resources.length} in the pool${dryRun ? ' (dry run)' : ''}`,
+    });
+  },
+};

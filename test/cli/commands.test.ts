@@ -1,0 +1,321 @@
+// Every CLI command as a user runs it: `node src/cli.ts` with flags and environment variables, against
+// the real semaphore Worker in workerd and the Cloudflare twin over loopback, on the demo pool. The
+// tests run in order and each starts from the state the previous one left, as a session at a terminal.
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEMO_CONFIG_PATH,
+  DEMO_POOL,
+  demoPlan,
+  demoSlugs,
+  demoTwinSeed,
+  seedDemoPool,
+} from '../../demo/fixture.ts';
+import { bundleEntry, ENTRY_POINTS } from '../../scripts/bundle.ts';
+import type { RunReport } from '../../src/report/model.ts';
+import { SemaphoreClient } from '../../src/semaphore/client.ts';
+import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
+import type { Slot } from '../../src/semaphore/protocol.ts';
+import { startTwin, type Twin } from '../twin/twin.ts';
+import { type CliResult, startNode } from './run-cli.ts';
+
+let semaphore: LocalSemaphore;
+let twin: Twin;
+let client: SemaphoreClient;
+let env: Record<string, string>;
+/** Rows each slot's D1 database was seeded with. */
+let rowsPerSlot = 0;
+/** The CLI, bundled from the current source as `dist/cli.js` is, into a temporary folder. */
+let cliBundle: string;
+let bundleDir: string;
+/** Every byte the CLI printed in this file, for the check that no token ever appears. */
+const printed: string[] = [];
+
+beforeAll(async () => {
+  bundleDir = await mkdtemp(join(tmpdir(), 'preview-gc-cli-'));
+  cliBundle = join(bundleDir, 'cli.js');
+  [semaphore, twin] = await Promise.all([
+    startLocalSemaphore({ port: 0 }),
+    startTwin({ seed: demoTwinSeed(demoSlugs(9), { orders: 6, kvKeys: 40 }) }),
+    bundleEntry(bundleDir, 'cli', ENTRY_POINTS.cli),
+  ]);
+  client = new SemaphoreClient({ baseUrl: semaphore.url, token: semaphore.token });
+  await seedDemoPool(client, demoPlan());
+  env = {
+    SEMAPHORE_URL: semaphore.url,
+    SEMAPHORE_TOKEN: semaphore.token,
+    CLOUDFLARE_API_TOKEN: twin.token,
+    CLOUDFLARE_ACCOUNT_ID: twin.accountId,
+    CLOUDFLARE_API_BASE_URL: twin.baseUrl,
+  };
+});
+
+afterAll(async () => {
+  await twin?.close();
+  await semaphore?.stop();
+  await rm(bundleDir, { recursive: true, force: true });
+});
+
+function startCli(args: string[]): { child: ChildProcess; result: Promise<CliResult> } {
+  const config = args.includes('--config') ? [] : ['--config', DEMO_CONFIG_PATH];
+  const started = startNode(cliBundle, [...args, ...config], env);
+  const result = started.result.then((done) => {
+    printed.push(done.stdout, done.stderr);
+    return done;
+  });
+  return { child: started.child, result };
+}
+
+function cli(args: string[]): Promise<CliResult> {
+  return startCli(args).result;
+}
+
+/** What the CLI printed, shown when an exit code is not the one expected. */
+function show(result: CliResult): string {
+  return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+/** The twin is local, so runs pace fast; the default 3/s is for a shared real account. */
+const FAST = ['--requests-per-second', '50'];
+
+async function slotsBySlug(): Promise<Map<string, Slot>> {
+  const listing = await client.list(DEMO_POOL);
+  return new Map(listing.resources.map((slot) => [slot.slug, slot]));
+}
+
+function d1Rows(slug: string): number {
+  const database = twin.state().d1.find((d1) => d1.name === `shop-${slug}-db`);
+  return (database?.objects ?? [])
+    .filter((object) => object.type === 'table' && object.name !== 'd1_migrations')
+    .reduce((sum, object) => sum + (object.rows ?? 0), 0);
+}
+
+describe('status', () => {
+  it('prints the pool as a table: three expired leases, two live, two dirty', async () => {
+    const result = await cli(['status']);
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe('✔ preview-gc status on pool preview-slot: 9 slots');
+    expect(result.stdout.match(/leased \(expired\) +pr-\d+ +expired/g)).toHaveLength(3);
+    expect(result.stdout).toMatch(/preview-2 +leased +pr-1601 +ends in/);
+    expect(result.stdout).toMatch(/preview-4 +available +– +– +yes/);
+  });
+
+  it('prints the run report as JSON with --json', async () => {
+    const result = await cli(['status', '--json']);
+    const report = JSON.parse(result.stdout) as RunReport;
+    expect(result.code, show(result)).toBe(0);
+    expect(report.command).toBe('status');
+    expect(report.poolAfter?.map((row) => row.slug)).toEqual(demoSlugs(9));
+    expect(report.expired).toBe(3);
+  });
+
+  it('exits 1 and says why when the run cannot complete', async () => {
+    const result = await cli(['status', '--config', 'no/such/preview-slots.yml']);
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stdout.split('\n')[0]).toBe('✖ preview-gc status on pool (unknown): did not complete');
+    expect(result.stdout).toContain('no/such/preview-slots.yml');
+  });
+});
+
+describe('gc', () => {
+  it('--dry-run reports the five slots it would reclaim and changes nothing', async () => {
+    const before = await slotsBySlug();
+    rowsPerSlot = d1Rows('preview-1');
+    const result = await cli(['gc', '--dry-run', '--json', ...FAST]);
+    const report = JSON.parse(result.stdout) as RunReport;
+    expect(result.code, show(result)).toBe(0);
+    expect(report.dryRun).toBe(true);
+    expect(report.slots.map((slot) => [slot.slug, slot.outcome])).toEqual([
+      ['preview-4', 'would-reclaim'],
+      ['preview-8', 'would-reclaim'],
+      ['preview-1', 'would-reclaim'],
+      ['preview-3', 'would-reclaim'],
+      ['preview-6', 'would-reclaim'],
+    ]);
+    expect(await slotsBySlug()).toEqual(before);
+    expect(rowsPerSlot).toBeGreaterThan(0);
+    expect(d1Rows('preview-1')).toBe(rowsPerSlot);
+  });
+
+  it('reclaims them, shows progress per slot on stderr, and leaves the live leases alone', async () => {
+    const result = await cli(['gc', ...FAST]);
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe('✔ preview-gc gc on pool preview-slot: 5 of 5 reclaimed');
+    expect(result.stdout).toMatch(/preview-1 +pr-1588 +\S+ \S+ \(expired\) +✔ reclaimed/);
+    expect(result.stdout).toContain(`shop-preview-1-db: deleted ${rowsPerSlot} rows in 5 tables`);
+    expect(result.stderr).toContain('Listed 9 slots; 5 to reclaim.');
+    expect(result.stderr).toMatch(/\[5\/5\] preview-6 ✔ reclaimed/);
+
+    const slots = await slotsBySlug();
+    for (const slug of ['preview-1', 'preview-3', 'preview-4', 'preview-6', 'preview-8']) {
+      expect(slots.get(slug)).toMatchObject({ leaseState: 'available', dirty: false });
+      expect(d1Rows(slug)).toBe(0);
+    }
+    expect(slots.get('preview-2')).toMatchObject({ leaseState: 'leased', holder: 'pr-1601' });
+    expect(d1Rows('preview-2')).toBe(rowsPerSlot);
+  });
+});
+
+describe('cleanup', () => {
+  it('--pr gives back the slot of a closed pull request at once', async () => {
+    const result = await cli(['cleanup', '--pr', '1601', '--json', ...FAST]);
+    const report = JSON.parse(result.stdout) as RunReport;
+    expect(result.code, show(result)).toBe(0);
+    expect(report.slots.map((slot) => slot.slug)).toEqual(['preview-2']);
+    expect((await slotsBySlug()).get('preview-2')).toMatchObject({ leaseState: 'available', holder: null });
+  });
+
+  it('says so when the pull request holds no slot', async () => {
+    const result = await cli(['cleanup', '--pr', '4242']);
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe(
+      '✔ preview-gc cleanup on pool preview-slot: pull request #4242 holds no slot, nothing to do',
+    );
+  });
+});
+
+describe('release', () => {
+  it('--force releases a live lease and says whose it was', async () => {
+    const result = await cli(['release', '--slot', 'preview-7', '--force']);
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout).toContain(
+      '✔ Released preview-7 in pool preview-slot (held by pr-1603, lease was live).',
+    );
+    expect(result.stdout).toContain('It is dirty: the next gc or its next acquirer erases it.');
+    expect((await slotsBySlug()).get('preview-7')).toMatchObject({ leaseState: 'available', dirty: true });
+  });
+
+  it('--lease-id releases that lease only, and once', async () => {
+    const lease = await client.acquireSpecific({
+      type: DEMO_POOL,
+      slug: 'preview-5',
+      holder: 'manual-ana',
+      leaseMs: 600_000,
+    });
+    const leaseId = lease?.leaseId ?? '';
+    const first = await cli(['release', '--slot', 'preview-5', '--lease-id', leaseId, '--json']);
+    expect(first.code, show(first)).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      pool: DEMO_POOL,
+      slug: 'preview-5',
+      previousHolder: 'manual-ana',
+      released: true,
+      dirty: true,
+    });
+    const again = await cli(['release', '--slot', 'preview-5', '--lease-id', leaseId]);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stdout).toContain(
+      'Nothing released: that lease is no longer the current lease of preview-5',
+    );
+  });
+
+  it('exits 1 for a slot the pool does not have', async () => {
+    const result = await cli(['release', '--slot', 'preview-99', '--force']);
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stderr).toContain("preview-gc release: pool 'preview-slot' has no slot 'preview-99'");
+  });
+});
+
+describe('slots', () => {
+  it('list shows the inventory, and as JSON', async () => {
+    const table = await cli(['slots', 'list']);
+    expect(table.code, show(table)).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^Pool preview-slot: 9 slots, \d leased, \d available, \d dirty$/,
+    );
+    expect(table.stdout).toMatch(/preview-7 +available +– +yes +1 +pr-1603/);
+    const json = JSON.parse((await cli(['slots', 'list', '--json'])).stdout) as { slots: Slot[] };
+    expect(json.slots.map((slot) => slot.slug)).toEqual(demoSlugs(9));
+  });
+
+  it('add adds new slots, once, and refuses a protected name before any call', async () => {
+    const added = await cli(['slots', 'add', 'preview-10']);
+    expect(added.code, show(added)).toBe(0);
+    expect(added.stdout).toMatch(/preview-10 +\+ add/);
+    const again = await cli(['slots', 'add', 'preview-10']);
+    expect(again.code, show(again)).toBe(0);
+    expect(again.stdout).toMatch(/preview-10 +in place +already in the pool/);
+
+    const refused = await cli(['slots', 'add', 'preview-11', 'app-prod-1']);
+    expect(refused.code, show(refused)).toBe(1);
+    expect(refused.stderr).toContain("refusing to touch slot 'app-prod-1'");
+    const slots = await slotsBySlug();
+    expect(slots.has('preview-10')).toBe(true);
+    expect(slots.has('preview-11')).toBe(false);
+  });
+
+  it('remove removes a free slot and keeps a leased one', async () => {
+    await client.acquireSpecific({ type: DEMO_POOL, slug: 'preview-9', holder: 'pr-1700', leaseMs: 600_000 });
+    const result = await cli(['slots', 'remove', 'preview-10', 'preview-9']);
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stdout).toMatch(/preview-10 +- remove/);
+    expect(result.stdout).toMatch(
+      /preview-9 +! keep +a live lease of pr-1700 holds it; run gc, or release it first: preview-gc release --slot preview-9 --force/,
+    );
+    const slots = await slotsBySlug();
+    expect(slots.has('preview-10')).toBe(false);
+    expect(slots.has('preview-9')).toBe(true);
+  });
+
+  it('sync --dry-run prints the plan and changes nothing', async () => {
+    const result = await cli(['slots', 'sync', '--count', '11', '--dry-run']);
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe('Pool preview-slot: 11 slots wanted, 9 in the pool (dry run)');
+    expect(result.stdout).toMatch(/preview-10 +\+ add +in the list, not in the pool/);
+    expect(result.stdout).toMatch(/preview-11 +\+ add/);
+    expect(result.stdout).toContain('Dry run, nothing was changed: would add 2, would remove 0.');
+    expect((await slotsBySlug()).size).toBe(9);
+  });
+
+  it('sync adds what is missing, and prunes extras only with --prune and never a leased slot', async () => {
+    const grow = await cli(['slots', 'sync', '--count', '11']);
+    expect(grow.code, show(grow)).toBe(0);
+    expect(grow.stdout).toContain('added 2, removed 0.');
+    expect((await slotsBySlug()).size).toBe(11);
+
+    const keep = await cli(['slots', 'sync', '--slugs', 'preview-1,preview-2', '--json']);
+    const plan = JSON.parse(keep.stdout) as { changes: { slug: string; action: string; reason: string }[] };
+    expect(plan.changes.filter((change) => change.action === 'keep')).toHaveLength(9);
+    expect((await slotsBySlug()).size).toBe(11);
+
+    const prune = await cli(['slots', 'sync', '--slugs', 'preview-1,preview-2', '--prune']);
+    expect(prune.code, show(prune)).toBe(0);
+    expect(prune.stdout).toMatch(/preview-9 +! keep +a live lease of pr-1700 holds it/);
+    expect(prune.stdout).toContain('added 0, removed 8, kept 1 that may not go.');
+    expect([...(await slotsBySlug()).keys()]).toEqual(['preview-1', 'preview-2', 'preview-9']);
+  });
+});
+
+describe('a stopped run', () => {
+  it('on SIGTERM releases the lease in hand, reports it and exits 1', async () => {
+    await client.release({ type: DEMO_POOL, slug: 'preview-9', force: true });
+    // The first Worker upload of the erase hangs, so the signal lands mid-erase.
+    twin.faults.add({ method: 'PUT', pathPattern: '/workers/scripts/[^/]+$', delayMs: 5_000, times: 1 });
+    const running = startCli(['gc', ...FAST]);
+    const deadline = Date.now() + 20_000;
+    let held = false;
+    while (!held && Date.now() < deadline) {
+      held = [...(await slotsBySlug()).values()].some((slot) => slot.holder === 'gc');
+      if (!held) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(held).toBe(true);
+    running.child.kill('SIGTERM');
+    const result = await running.result;
+    twin.faults.clear();
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stdout).toContain('STOPPED  by SIGTERM');
+    expect(result.stdout).toContain('■ interrupted');
+    expect([...(await slotsBySlug()).values()].filter((slot) => slot.holder === 'gc')).toEqual([]);
+  });
+});
+
+describe('output', () => {
+  it('never contains a token', () => {
+    const everything = printed.join('\n');
+    expect(everything.length).toBeGreaterThan(1000);
+    for (const token of [semaphore.token, twin.token]) expect(everything).not.toContain(token);
+  });
+});

@@ -1,0 +1,214 @@
+// The terminal render says what the job summary says, aligned, plain unless colour is wanted, and
+// immune to control characters in names that come from outside.
+import { stripVTControlCharacters } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { RunReport, SlotOutcome, SlotReport } from '../../src/report/model.ts';
+import { renderTable, renderTerminalReport, wantsColor } from '../../src/report/terminal.ts';
+
+const PLAIN = { color: false };
+
+function slot(slug: string, outcome: SlotOutcome, extra: Partial<SlotReport> = {}): SlotReport {
+  return {
+    slug,
+    previousHolder: 'pr-1592',
+    reason: 'expired',
+    waitingMs: 2 * 3_600_000,
+    outcome,
+    erase: {
+      status: 'complete',
+      requests: 3,
+      steps: [
+        {
+          kind: 'd1',
+          resource: `shop-${slug}-db`,
+          status: 'done',
+          summary: 'deleted 210 rows in 5 tables',
+          requests: 1,
+        },
+      ],
+    },
+    durationMs: 1_500,
+    ...extra,
+  };
+}
+
+const gcReport: RunReport = {
+  command: 'gc',
+  dryRun: false,
+  pool: 'preview-slot',
+  startedAt: '2026-11-30T01:17:00.000Z',
+  durationMs: 9_000,
+  problems: [],
+  leftForNextRun: 2,
+  expired: 3,
+  slots: [
+    slot('preview-1', 'reclaimed'),
+    slot('preview-3', 'skipped', { erase: null, problem: 're-leased since the listing' }),
+    slot('preview-6', 'erase-failed', {
+      problem: "d1 'shop-preview-6-db': HTTP 500 after 4 attempts",
+      nextStep:
+        'Check that the Cloudflare API token may edit D1 resources, then run the preview-gc workflow again.',
+    }),
+    slot('preview-10', 'release-failed', {
+      problem: 'the release failed (timeout)',
+      nextStep: 'preview-gc release --slot preview-10 --lease-id 6f1c0e0e-8a57-4a53-9d8e-2f7c5f0f9a10',
+    }),
+  ],
+  poolAfter: [
+    {
+      slug: 'preview-1',
+      leaseState: 'available',
+      holder: null,
+      expired: false,
+      leaseEndsInMs: null,
+      dirty: false,
+      generation: 4,
+      lastHolder: 'gc',
+    },
+    {
+      slug: 'preview-2',
+      leaseState: 'leased',
+      holder: 'pr-1601',
+      expired: false,
+      leaseEndsInMs: 3_600_000,
+      dirty: true,
+      generation: 7,
+      lastHolder: null,
+    },
+    {
+      slug: 'preview-10',
+      leaseState: 'leased',
+      holder: 'gc',
+      expired: true,
+      leaseEndsInMs: -60_000,
+      dirty: true,
+      generation: 12,
+      lastHolder: 'pr-1',
+    },
+  ],
+  semaphoreRequests: 14,
+  cloudflare: {
+    requests: 41,
+    byKind: { 'd1.query': 6, 'kv.keys.list': 4 },
+    rateLimited: 2,
+    retries: 3,
+    waitedMs: 4_000,
+    budget: 600,
+    budgetLeft: 559,
+  },
+};
+
+describe('renderTerminalReport', () => {
+  const text = renderTerminalReport(gcReport, PLAIN);
+
+  it('heads with the verdict and the counts, like the job summary', () => {
+    expect(text.split('\n')[0]).toBe(
+      '✖ preview-gc gc on pool preview-slot: 1 of 4 reclaimed, 1 skipped, 2 failed',
+    );
+  });
+
+  it('shows each slot with its holder, wait, outcome and duration in aligned columns, the erase under it', () => {
+    const lines = text.split('\n');
+    const header = lines.find((line) => line.includes('PREVIOUS HOLDER')) ?? '';
+    const row = lines.find((line) => line.startsWith('  preview-1 ')) ?? '';
+    expect(row).toMatch(/^ {2}preview-1 +pr-1592 +2 h \(expired\) +✔ reclaimed +2 s$/);
+    expect(row.indexOf('pr-1592')).toBe(header.indexOf('PREVIOUS HOLDER'));
+    expect(row.indexOf('✔ reclaimed')).toBe(header.indexOf('OUTCOME'));
+    expect(lines[lines.indexOf(row) + 1]).toBe('      shop-preview-1-db: deleted 210 rows in 5 tables');
+    expect(text).toContain('2 more slots qualified and wait for the next run (--max-slots).');
+  });
+
+  it('says what needs a person and the exact command that fixes it', () => {
+    const attention = text.slice(text.indexOf('What needs attention'));
+    expect(attention).toContain(
+      "preview-6 ✖ erase failed: d1 'shop-preview-6-db': HTTP 500 after 4 attempts",
+    );
+    expect(attention).toContain(
+      '    $ preview-gc release --slot preview-10 --lease-id 6f1c0e0e-8a57-4a53-9d8e-2f7c5f0f9a10',
+    );
+  });
+
+  it('shows the pool after the run and the API usage with 429s, waits and budget', () => {
+    expect(text).toMatch(/preview-2 +leased +pr-1601 +ends in 1 h +yes +7/);
+    expect(text).toMatch(/preview-10 +leased \(expired\) +gc +expired 1 min ago +yes +12/);
+    expect(text).toContain('Semaphore   14 requests');
+    expect(text).toContain('Cloudflare  41 requests (d1.query 6, kv.keys.list 4)');
+    expect(text).toContain('2 answered 429, 3 retries, waited 4 s');
+    expect(text).toContain('Budget      559 of 600 requests left');
+  });
+
+  it('is plain text without colour, and coloured when asked', () => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for ANSI escapes
+    const ansi = /\u001b\[/;
+    expect(text).not.toMatch(ansi);
+    const coloured = renderTerminalReport(gcReport, { color: true });
+    expect(coloured).toMatch(ansi);
+    expect(stripVTControlCharacters(coloured)).toBe(text);
+  });
+
+  it('bans the dry run and the run-level problems at the top', () => {
+    const dry = renderTerminalReport(
+      { ...gcReport, dryRun: true, slots: [slot('preview-1', 'would-reclaim')] },
+      PLAIN,
+    );
+    expect(dry.split('\n')[0]).toBe('✔ preview-gc gc on pool preview-slot: 1 would be reclaimed');
+    expect(dry).toContain('DRY RUN  Nothing was acquired, erased or released');
+    const broken = renderTerminalReport(
+      { ...gcReport, slots: [], problems: ['the slot config x.yml was refused:\n  - pool: is missing'] },
+      PLAIN,
+    );
+    expect(broken.split('\n')[0]).toBe('✖ preview-gc gc on pool preview-slot: did not complete');
+    expect(broken).toContain('PROBLEM  the slot config x.yml was refused:\n           - pool: is missing');
+  });
+
+  it('says so when a cleanup finds nothing held', () => {
+    const cleanup = renderTerminalReport(
+      { ...gcReport, command: 'cleanup', pullRequest: 77, slots: [], cloudflare: null, leftForNextRun: 0 },
+      PLAIN,
+    );
+    expect(cleanup.split('\n')[0]).toBe(
+      '✔ preview-gc cleanup on pool preview-slot: pull request #77 holds no slot, nothing to do',
+    );
+    expect(cleanup).toContain('Cloudflare  no requests');
+  });
+
+  it('neutralises control characters in names from outside', () => {
+    const hostile = renderTerminalReport(
+      {
+        ...gcReport,
+        slots: [slot('preview-1', 'reclaimed', { previousHolder: 'pr-1\u001b]0;pwned\u0007' })],
+      },
+      { color: false },
+    );
+    expect(hostile).not.toContain('\u001b');
+    expect(hostile).not.toContain('\u0007');
+    expect(hostile).toContain('pr-1\ufffd]0;pwned\ufffd');
+  });
+});
+
+describe('renderTable', () => {
+  it('pads every column but the last to its widest cell, multi-line cells included', () => {
+    expect(
+      renderTable(
+        ['A', 'BB', 'C'],
+        [
+          ['xxx', 'y\nyyyy', 'z'],
+          ['x', 'y', 'zz'],
+        ],
+        PLAIN,
+      ),
+    ).toEqual(['  A    BB    C', '  xxx  y     z', '       yyyy', '  x    y     zz']);
+  });
+});
+
+describe('wantsColor', () => {
+  it('colours a TTY only, never with NO_COLOR, and always with FORCE_COLOR', () => {
+    expect(wantsColor({ isTTY: true }, {})).toBe(true);
+    expect(wantsColor({ isTTY: false }, {})).toBe(false);
+    expect(wantsColor({}, {})).toBe(false);
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(wantsColor({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
+    expect(wantsColor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
+    expect(wantsColor({ isTTY: true }, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(false);
+  });
+});
