@@ -347,6 +347,17 @@ function problemsOf(
   lineCounter: LineCounter,
   issues: readonly z.core.$ZodIssue[],
 ): ConfigProblem[] {
+  // A missing key that a misspelt one stands for is the same mistake: report only the typo.
+  const misspelt = new Set(
+    issues.flatMap((issue) => {
+      if (issue.code !== 'unrecognized_keys') return [];
+      const known = knownKeysAt(issue.path as Segment[]);
+      return issue.keys.flatMap((key) => {
+        const guess = closestWord(key, known);
+        return guess ? [formatPath([...(issue.path as Segment[]), guess])] : [];
+      });
+    }),
+  );
   return issues.flatMap((issue) => {
     const path = issue.path as Segment[];
     if (issue.code === 'unrecognized_keys') {
@@ -357,6 +368,8 @@ function problemsOf(
         message: messageFor({ ...issue, keys: [key] }),
       }));
     }
+    if (issue.code === 'invalid_type' && issue.input === undefined && misspelt.has(formatPath(path)))
+      return [];
     return [{ path: formatPath(path), ...locate(doc, lineCounter, path, false), message: messageFor(issue) }];
   });
 }

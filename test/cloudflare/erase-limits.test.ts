@@ -1,9 +1,10 @@
 // The erase under pressure: the account's rate limit, a 429 storm, the run's request budget and KV's
 // eventual consistency. The twin and the pacer share one virtual clock, so a Retry-After of minutes
 // is honoured (or refused) without anyone waiting for it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { eraseSlot } from '../../src/cloudflare/erase.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
-import { eraseInNewRun, slotResources, slotSeed, VirtualClock } from './support.ts';
+import { eraseInNewRun, slotResources, slotSeed, startRun, VirtualClock } from './support.ts';
 
 const LIFECYCLE_GET = 'GET /accounts/:account/r2/buckets/:bucket/lifecycle';
 const KV_ONLY = 'pool: p\nresources:\n  kv:\n    - title: app-{slot}-cache\n';
@@ -143,5 +144,38 @@ describe('the request budget', () => {
     expect(result.steps[0]?.failure?.reason).toBe('deadline');
     expect(result.steps.slice(1).every((step) => step.status === 'not-run')).toBe(true);
     expect(twin.requests()).toEqual([]);
+  });
+});
+
+describe('SIGTERM', () => {
+  it('aborts the call in flight and stops the erase, reporting it as aborted', async () => {
+    const slug = 'abort-1';
+    twin.seed(slotSeed(slug, { kvKeys: 20 }));
+    // The D1 listing hangs; the fault is used up the moment the request arrives.
+    twin.faults.add({ route: 'GET /accounts/:account/d1/database', delayMs: 30_000, times: 1 });
+    const controller = new AbortController();
+    const run = startRun(twin, { clock, signal: controller.signal });
+    const erasing = eraseSlot({
+      account: run.account,
+      resolver: run.resolver,
+      resources: slotResources(slug),
+      fence: async () => true,
+      dryRun: false,
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(twin.state().faults).toEqual([]));
+    controller.abort();
+    const result = await erasing;
+
+    expect(result.status).toBe('aborted');
+    expect(result.steps.map((step) => step.status)).toEqual([
+      'done',
+      'failed',
+      'not-run',
+      'not-run',
+      'not-run',
+    ]);
+    expect(result.steps[1]?.failure).toEqual({ reason: 'aborted', message: 'd1.list: the run was stopped' });
+    expect(result.steps[2]?.summary).toBe('not run: the run was stopped');
   });
 });
