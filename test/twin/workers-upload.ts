@@ -38,6 +38,7 @@ export const uploadMetadataSchema = z.looseObject({
   compatibility_date: z.string().optional(),
   compatibility_flags: z.array(z.string()).optional(),
   bindings: z.array(z.looseObject({ type: z.string() })).optional(),
+  keep_bindings: z.array(z.string()).optional(),
   migrations: migrationsSchema.optional(),
   exports: z.record(z.string(), exportEntrySchema).optional(),
 });
@@ -74,6 +75,8 @@ function emptyReconciliation(): Reconciliation {
 class Draft {
   readonly classes: Map<string, DoClass>;
   readonly reconciliation = emptyReconciliation();
+  /** Tombstones asked for but blocked by other Workers' bindings: the class may leave the code. */
+  readonly blockedTombstones = new Set<string>();
   private readonly store: WorkersStore;
   private readonly scriptName: string;
   private readonly bindings: ReturnType<typeof doBindingsOf>;
@@ -237,14 +240,15 @@ function deleteExport(draft: Draft, name: string, inCode: Set<string>): void {
       class: name,
       message: `'${name}' is still bound by ${external.map((e) => e.script).join(', ')}; the tombstone was not applied`,
     });
+    draft.blockedTombstones.add(name);
     return;
   }
   draft.tombstone(target);
 }
 
-function exportsMissingFromCode(classes: Map<string, DoClass>, inCode: Set<string>): void {
-  for (const c of classes.values()) {
-    if (c.state === 'live' && !inCode.has(c.name)) {
+function exportsMissingFromCode(draft: Draft, inCode: Set<string>): void {
+  for (const c of draft.classes.values()) {
+    if (c.state === 'live' && !inCode.has(c.name) && !draft.blockedTombstones.has(c.name)) {
       throw badRequest(
         10064,
         `New version of script does not export class '${c.name}' which is depended on by existing Durable Objects. Did you forget to export it or want to use a delete-class migration?`,
@@ -270,7 +274,7 @@ export function applyUpload(
   }
   const previous = store.scripts.get(name);
   const code = modules ?? previous?.modules ?? [];
-  const rawBindings = metadata.bindings ?? previous?.bindings ?? [];
+  const rawBindings = bindingsAfter(metadata, previous, modules === undefined);
   const draft = new Draft(store, name, previous, doBindingsOf(rawBindings));
   const exportNames = Object.keys(metadata.exports ?? {});
   const inCode = classesInCode(
@@ -279,7 +283,7 @@ export function applyUpload(
   );
   const migrationTag = applyMigrations(draft, previous, metadata.migrations);
   if (metadata.exports) applyExports(draft, metadata.exports, inCode);
-  exportsMissingFromCode(draft.classes, inCode);
+  exportsMissingFromCode(draft, inCode);
   const now = new Date().toISOString();
   const script: WorkerScript = {
     name,
@@ -297,6 +301,21 @@ export function applyUpload(
   };
   store.scripts.set(name, script);
   return { script, reconciliation: metadata.exports ? draft.reconciliation : undefined };
+}
+
+/**
+ * An upload replaces the bindings (keeping the types listed in keep_bindings); a settings patch
+ * without bindings keeps them.
+ */
+function bindingsAfter(
+  metadata: UploadMetadata,
+  previous: WorkerScript | undefined,
+  isSettingsPatch: boolean,
+) {
+  const before = previous?.bindings ?? [];
+  if (isSettingsPatch) return metadata.bindings ?? before;
+  const keep = new Set(metadata.keep_bindings ?? []);
+  return [...before.filter((b) => keep.has(String(b.type))), ...(metadata.bindings ?? [])];
 }
 
 function migrationNames(metadata: UploadMetadata): string[] {

@@ -1,0 +1,448 @@
+// The real `cloudflare` SDK (no retries) against the twin over loopback: pagination that ends, D1's
+// transaction and foreign-key rules, KV bulk limits, R2 lifecycle semantics, Worker uploads.
+import Cloudflare, { APIError } from 'cloudflare';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTwin, type Twin } from './twin.ts';
+
+let twin: Twin;
+let cf: Cloudflare;
+let account_id: string;
+
+const CHAIN_SQL = `
+  CREATE TABLE orgs (id INTEGER PRIMARY KEY, name TEXT);
+  CREATE TABLE users (id INTEGER PRIMARY KEY, org INTEGER NOT NULL REFERENCES orgs(id));
+  CREATE TABLE audits (id INTEGER PRIMARY KEY, org INTEGER NOT NULL REFERENCES orgs(id) ON DELETE RESTRICT);
+  INSERT INTO orgs VALUES (1, 'acme'), (2, 'globex');
+  INSERT INTO users VALUES (1, 1), (2, 2);
+  INSERT INTO audits VALUES (1, 2);
+`;
+
+beforeAll(async () => {
+  twin = await startTwin({
+    seed: {
+      d1: [
+        { name: 'chain-db', sql: CHAIN_SQL },
+        ...Array.from({ length: 24 }, (_, i) => ({ name: `filler-db-${String(i).padStart(2, '0')}` })),
+      ],
+      kv: [{ title: 'sessions', generate: { prefix: 'session:', count: 2500 } }, { title: 'empty' }],
+      r2: [{ bucket: 'eu-files', jurisdiction: 'eu' }],
+      workers: [
+        {
+          name: 'shop-preview-1',
+          migrationTag: 'v1',
+          classes: [{ name: 'Room' }, { name: 'Agent' }, { name: 'Sandbox', container: true }],
+        },
+        { name: 'shop-exports', exportsMode: true, classes: [{ name: 'Counter' }, { name: 'Ledger' }] },
+        {
+          name: 'shop-consumer',
+          bindings: [{ name: 'LEDGER', class_name: 'Ledger', script_name: 'shop-exports' }],
+        },
+      ],
+    },
+  });
+  account_id = twin.accountId;
+  cf = new Cloudflare({ apiToken: twin.token, baseURL: twin.baseUrl, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await twin?.close();
+});
+
+async function apiError(
+  promise: Promise<unknown>,
+): Promise<{ status: number | undefined; code: number | undefined; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof APIError) {
+      const first = (error.errors as { code?: number; message?: string }[])[0];
+      return { status: error.status, code: first?.code, message: first?.message ?? '' };
+    }
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+function dbId(name: string): string {
+  const db = twin.state().d1.find((d) => d.name === name);
+  if (!db) throw new Error(`no database ${name}`);
+  return db.uuid;
+}
+
+function rowsOf(db: string, table: string): number | undefined {
+  return twin
+    .state()
+    .d1.find((d) => d.uuid === db)
+    ?.objects.find((o) => o.name === table)?.rows;
+}
+
+describe('D1', () => {
+  it('lists every database across pages and stops on the empty page', async () => {
+    twin.resetRequests();
+    const names: string[] = [];
+    for await (const db of cf.d1.database.list({ account_id, per_page: 10 })) names.push(db.name ?? '');
+    expect(names).toHaveLength(25);
+    expect(names).toContain('chain-db');
+    expect(twin.requests().map((r) => new URL(r.path, 'http://x').pathname)).toHaveLength(4);
+  });
+
+  it('finds a database by uuid and by name', async () => {
+    const id = dbId('chain-db');
+    expect((await cf.d1.database.get(id, { account_id })).name).toBe('chain-db');
+    expect((await cf.d1.database.get('chain-db', { account_id })).uuid).toBe(id);
+    expect(await apiError(cf.d1.database.get('missing-db', { account_id }))).toMatchObject({
+      status: 404,
+      code: 7404,
+    });
+  });
+
+  it('answers one result per statement, as objects from /query and arrays from /raw', async () => {
+    const id = dbId('chain-db');
+    const page = await cf.d1.database.query(id, {
+      account_id,
+      sql: 'SELECT name FROM orgs WHERE id = ?',
+      params: ['2'],
+    });
+    expect(page.result).toHaveLength(1);
+    expect(page.result[0]?.results).toEqual([{ name: 'globex' }]);
+    const raw = await cf.d1.database.raw(id, {
+      account_id,
+      sql: 'SELECT id FROM orgs ORDER BY id; SELECT 1 AS one',
+    });
+    expect(raw.result.map((r) => r.results)).toEqual([
+      { columns: ['id'], rows: [[1], [2]] },
+      { columns: ['one'], rows: [[1]] },
+    ]);
+  });
+
+  it('enforces foreign keys, and defers them to the end of the batch when asked', async () => {
+    const id = dbId('chain-db');
+    const immediate = await apiError(
+      cf.d1.database.query(id, { account_id, sql: 'DELETE FROM orgs WHERE id = 1' }),
+    );
+    expect(immediate).toEqual({
+      status: 400,
+      code: 7500,
+      message: 'FOREIGN KEY constraint failed: SQLITE_CONSTRAINT',
+    });
+
+    const deferred = await cf.d1.database.query(id, {
+      account_id,
+      batch: [
+        { sql: 'PRAGMA defer_foreign_keys = on' },
+        { sql: 'DELETE FROM orgs WHERE id = 1' },
+        { sql: 'DELETE FROM users WHERE org = 1' },
+      ],
+    });
+    expect(deferred.result.map((r) => r.meta?.changes)).toEqual([0, 1, 1]);
+    expect(rowsOf(id, 'orgs')).toBe(1);
+
+    // ON DELETE RESTRICT fails at once even while checks are deferred.
+    const restrict = await apiError(
+      cf.d1.database.query(id, {
+        account_id,
+        batch: [
+          { sql: 'PRAGMA defer_foreign_keys = on' },
+          { sql: 'DELETE FROM orgs' },
+          { sql: 'DELETE FROM audits' },
+        ],
+      }),
+    );
+    expect(restrict.code).toBe(7500);
+    // A violation still present at commit fails the whole batch.
+    const dangling = await apiError(
+      cf.d1.database.query(id, {
+        account_id,
+        batch: [
+          { sql: 'PRAGMA defer_foreign_keys = on' },
+          { sql: 'DELETE FROM users' },
+          { sql: 'DELETE FROM orgs' },
+        ],
+      }),
+    );
+    expect(dangling.message).toBe('FOREIGN KEY constraint failed: SQLITE_CONSTRAINT');
+    expect(rowsOf(id, 'users')).toBe(1);
+  });
+
+  it('rolls the whole request back when one statement fails', async () => {
+    const id = dbId('chain-db');
+    const failed = await apiError(
+      cf.d1.database.query(id, {
+        account_id,
+        sql: "INSERT INTO orgs VALUES (9, 'initech'); SELECT * FROM nowhere",
+      }),
+    );
+    expect(failed).toEqual({ status: 400, code: 7500, message: 'no such table: nowhere: SQLITE_ERROR' });
+    const check = await cf.d1.database.query(id, {
+      account_id,
+      sql: 'SELECT count(*) AS n FROM orgs WHERE id = 9',
+    });
+    expect(check.result[0]?.results).toEqual([{ n: 0 }]);
+  });
+
+  it('shows _cf_ tables in sqlite_master but refuses to touch them, and refuses transaction control', async () => {
+    const id = dbId('chain-db');
+    const listed = await cf.d1.database.query(id, {
+      account_id,
+      sql: "SELECT name FROM sqlite_master WHERE type = 'table'",
+    });
+    expect(listed.result[0]?.results).toContainEqual({ name: '_cf_KV' });
+    for (const sql of [
+      'SELECT * FROM _cf_KV',
+      "PRAGMA table_info('_cf_KV')",
+      'DROP TABLE _cf_KV',
+      'BEGIN',
+      'COMMIT',
+    ]) {
+      expect(await apiError(cf.d1.database.query(id, { account_id, sql }))).toEqual({
+        status: 400,
+        code: 7500,
+        message: 'not authorized: SQLITE_AUTH',
+      });
+    }
+  });
+});
+
+describe('KV', () => {
+  function namespaceId(title: string): string {
+    const ns = twin.state().kv.find((n) => n.title === title);
+    if (!ns) throw new Error(`no namespace ${title}`);
+    return ns.id;
+  }
+
+  it('lists 2,500 keys in pages of 1,000 and ends on cursor ""', async () => {
+    const id = namespaceId('sessions');
+    twin.resetRequests();
+    const names: string[] = [];
+    for await (const key of cf.kv.namespaces.keys.list(id, { account_id })) names.push(key.name);
+    expect(names).toHaveLength(2500);
+    expect(new Set(names).size).toBe(2500);
+    expect(twin.requests()).toHaveLength(3);
+    const small = await cf.kv.namespaces.keys.list(id, { account_id, limit: 1, prefix: 'session:24' });
+    expect(small.result).toHaveLength(10); // the API's minimum limit
+  });
+
+  it('bulk-deletes through both endpoints and refuses more than 10,000 names', async () => {
+    const id = namespaceId('sessions');
+    const names = Array.from({ length: 1000 }, (_, i) => `session:${String(i).padStart(4, '0')}`);
+    expect(await cf.kv.namespaces.bulkDelete(id, { account_id, body: names.slice(0, 600) })).toEqual({
+      successful_key_count: 600,
+      unsuccessful_keys: [],
+    });
+    const legacy = await cf.delete(`/accounts/${account_id}/storage/kv/namespaces/${id}/bulk`, {
+      body: names.slice(600),
+    });
+    expect(legacy).toMatchObject({ success: true, result: { successful_key_count: 400 } });
+    expect(twin.state().kv.find((n) => n.id === id)?.keyCount).toBe(1500);
+
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => `k${i}`);
+    expect(await apiError(cf.kv.namespaces.bulkDelete(id, { account_id, body: tooMany }))).toMatchObject({
+      status: 400,
+      code: 10026,
+    });
+  });
+
+  it('puts, reads and deletes single values, key names URL-encoded', async () => {
+    const id = namespaceId('empty');
+    await cf.kv.namespaces.values.update('a/b c', {
+      account_id,
+      namespace_id: id,
+      value: 'hello',
+      metadata: '{"x":1}',
+    });
+    const value = await cf.kv.namespaces.values.get('a/b c', { account_id, namespace_id: id });
+    expect(await value.text()).toBe('hello');
+    const listed = await cf.kv.namespaces.keys.list(id, { account_id });
+    expect(listed.result).toEqual([{ name: 'a/b c', metadata: { x: 1 } }]);
+    await cf.kv.namespaces.values.delete('a/b c', { account_id, namespace_id: id });
+    expect(
+      await apiError(cf.kv.namespaces.values.get('a/b c', { account_id, namespace_id: id })),
+    ).toMatchObject({
+      status: 404,
+      code: 10009,
+    });
+  });
+});
+
+describe('R2', () => {
+  it('starts a new bucket with the default multipart-abort rule, and a PUT replaces every rule', async () => {
+    await cf.r2.buckets.create({ account_id, name: 'fresh-files' });
+    expect((await cf.r2.buckets.lifecycle.get('fresh-files', { account_id })).rules).toEqual([
+      {
+        id: 'Default Multipart Abort Rule',
+        enabled: true,
+        conditions: {},
+        abortMultipartUploadsTransition: { condition: { type: 'Age', maxAge: 604800 } },
+      },
+    ]);
+    const rule = {
+      id: 'expire-all',
+      enabled: true,
+      conditions: { prefix: '' },
+      deleteObjectsTransition: { condition: { type: 'Age' as const, maxAge: 10800 } },
+    };
+    await cf.r2.buckets.lifecycle.update('fresh-files', { account_id, rules: [rule] });
+    expect((await cf.r2.buckets.lifecycle.get('fresh-files', { account_id })).rules).toEqual([rule]);
+
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({ ...rule, id: `r${i}` }));
+    expect(
+      await apiError(cf.r2.buckets.lifecycle.update('fresh-files', { account_id, rules: tooMany })),
+    ).toMatchObject({
+      status: 400,
+    });
+    const noId = cf.put(`/accounts/${account_id}/r2/buckets/fresh-files/lifecycle`, {
+      body: { rules: [{ enabled: true, conditions: {} }] },
+    });
+    expect((await apiError(noId)).status).toBe(400);
+  });
+
+  it('finds a jurisdiction bucket only with its cf-r2-jurisdiction header', async () => {
+    expect(await apiError(cf.r2.buckets.lifecycle.get('eu-files', { account_id }))).toEqual({
+      status: 404,
+      code: 10006,
+      message: 'The specified bucket does not exist.',
+    });
+    const rules = await cf.r2.buckets.lifecycle.get('eu-files', { account_id, 'cf-r2-jurisdiction': 'eu' });
+    expect(rules.rules?.map((r) => r.id)).toEqual(['Default Multipart Abort Rule']);
+  });
+});
+
+describe('Workers and Durable Objects', () => {
+  const parked = (classes: string[]) =>
+    `${classes.map((c) => `export class ${c} {}`).join('\n')}\nexport default { fetch() { return new Response('parked', { status: 503 }); } };`;
+
+  function upload(name: string, metadata: Record<string, unknown> | undefined, code: string) {
+    const form = new FormData();
+    if (metadata) {
+      form.set(
+        'metadata',
+        new Blob([JSON.stringify({ main_module: 'index.js', ...metadata })], { type: 'application/json' }),
+      );
+    }
+    form.set('index.js', new File([code], 'index.js', { type: 'application/javascript+module' }));
+    return cf.put(`/accounts/${account_id}/workers/scripts/${name}`, { body: form }) as Promise<{
+      success: boolean;
+      result: Record<string, unknown>;
+    }>;
+  }
+
+  function worker(name: string) {
+    const w = twin.state().workers.find((s) => s.name === name);
+    if (!w) throw new Error(`no worker ${name}`);
+    return w;
+  }
+
+  it('requires exactly one JSON metadata part', async () => {
+    expect(await apiError(upload('shop-preview-1', undefined, parked([])))).toMatchObject({
+      status: 400,
+      code: 10021,
+    });
+  });
+
+  it('checks old_tag, bindings (10061) and classes dropped without a delete (10064)', async () => {
+    const deleteRoom = { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Room'] }] };
+    const keep = parked(['Agent', 'Sandbox']);
+    expect(
+      await apiError(upload('shop-preview-1', { migrations: { ...deleteRoom, old_tag: 'v0' } }, keep)),
+    ).toEqual({
+      status: 400,
+      code: 10079,
+      message: 'Migration tag precondition failed; current tag is v1',
+    });
+    const stillBound = {
+      migrations: deleteRoom,
+      bindings: [{ type: 'durable_object_namespace', name: 'ROOM', class_name: 'Room' }],
+    };
+    expect(await apiError(upload('shop-preview-1', stillBound, keep))).toMatchObject({
+      status: 400,
+      code: 10061,
+    });
+    expect(
+      await apiError(upload('shop-preview-1', { migrations: deleteRoom }, parked(['Sandbox']))),
+    ).toMatchObject({
+      status: 400,
+      code: 10064,
+    });
+    const container = { old_tag: 'v1', new_tag: 'v2', deleted_classes: ['Sandbox'] };
+    expect(
+      (await apiError(upload('shop-preview-1', { migrations: container }, parked(['Room', 'Agent']))))
+        .message,
+    ).toContain("container application 'shop-preview-1-sandbox'");
+    expect(worker('shop-preview-1')).toMatchObject({
+      migrationTag: 'v1',
+      liveClasses: ['Room', 'Agent', 'Sandbox'],
+    });
+  });
+
+  it('tombstones DO classes with a parked upload and shows it in every listing', async () => {
+    const migrations = { old_tag: 'v1', new_tag: 'v2', steps: [{ deleted_classes: ['Room', 'Agent'] }] };
+    const answer = await upload('shop-preview-1', { migrations, bindings: [] }, parked(['Sandbox']));
+    expect(answer.result).toMatchObject({ id: 'shop-preview-1', migration_tag: 'v2' });
+    expect(worker('shop-preview-1')).toMatchObject({
+      liveClasses: ['Sandbox'],
+      tombstonedClasses: ['Room', 'Agent'],
+    });
+
+    const namespaces = [];
+    for await (const ns of cf.durableObjects.namespaces.list({ account_id }))
+      namespaces.push(`${ns.script}:${ns.class}`);
+    expect(namespaces).not.toContain('shop-preview-1:Room');
+    expect(namespaces).toContain('shop-preview-1:Sandbox');
+    const scripts = [];
+    for await (const s of cf.workers.scripts.list({ account_id })) scripts.push([s.id, s.migration_tag]);
+    expect(scripts).toContainEqual(['shop-preview-1', 'v2']);
+    const service = (await cf.get(`/accounts/${account_id}/workers/services/shop-preview-1`)) as {
+      result: { default_environment: { script: { migration_tag: string } } };
+    };
+    expect(service.result.default_environment.script.migration_tag).toBe('v2');
+  });
+
+  it('applies exports tombstones with a reconciliation report', async () => {
+    const exports = {
+      Counter: { type: 'durable-object', state: 'deleted' },
+      Ledger: { type: 'durable-object', state: 'deleted' },
+    };
+    const first = await upload('shop-exports', { exports }, parked([]));
+    expect(first.result.exports_reconciliation).toMatchObject({
+      deleted: ['Counter'],
+      warnings: [{ scenario: 'tombstone_delete_blocked_by_external_bindings', class: 'Ledger' }],
+    });
+    const again = await upload('shop-exports', { exports: { Counter: exports.Counter } }, parked(['Ledger']));
+    expect(again.result.exports_reconciliation).toMatchObject({
+      deleted: [],
+      info: [{ scenario: 'stale_tombstone' }],
+    });
+    expect(worker('shop-exports')).toMatchObject({ liveClasses: ['Ledger'], tombstonedClasses: ['Counter'] });
+  });
+
+  it('reads and patches script settings through a multipart settings part', async () => {
+    const settings = await cf.workers.scripts.scriptAndVersionSettings.get('shop-preview-1', { account_id });
+    expect(settings).toMatchObject({ bindings: [] });
+    const form = new FormData();
+    form.set(
+      'settings',
+      new Blob([JSON.stringify({ compatibility_flags: ['nodejs_compat'] })], { type: 'application/json' }),
+    );
+    await cf.patch(`/accounts/${account_id}/workers/scripts/shop-preview-1/settings`, { body: form });
+    const after = await cf.workers.scripts.scriptAndVersionSettings.get('shop-preview-1', { account_id });
+    expect(after.compatibility_flags).toEqual(['nodejs_compat']);
+  });
+
+  it('lists DO-backed container applications by page token and deletes them', async () => {
+    const apps = [];
+    for await (const app of cf.containers.applications.list({ account_id, per_page: 1 })) apps.push(app);
+    expect(apps).toHaveLength(1);
+    const sandbox = twin.state().durableObjectNamespaces.find((ns) => ns.class === 'Sandbox');
+    expect(apps[0]).toMatchObject({
+      scheduling_policy: 'durable_object',
+      durable_objects: { namespace_id: sandbox?.id },
+    });
+    await cf.containers.applications.delete(apps[0]?.id ?? '', { account_id });
+    expect(twin.state().containers).toEqual([]);
+    await cf.workers.scripts.delete('shop-consumer', { account_id, force: true });
+    expect(await apiError(cf.workers.scripts.delete('shop-consumer', { account_id }))).toMatchObject({
+      status: 404,
+      code: 10007,
+    });
+  });
+});
