@@ -12,6 +12,7 @@ import { eraseD1 } from './erase-d1.ts';
 import { eraseKv } from './erase-kv.ts';
 import { eraseR2 } from './erase-r2.ts';
 import {
+  counted,
   type EraseContext,
   StepError,
   type StepFailureReason,
@@ -110,6 +111,29 @@ function stopFor(reason: StepFailureReason): EraseStatus | undefined {
   return DEFERRING_REASONS.has(reason) ? 'deferred' : undefined;
 }
 
+const FAILED_SUMMARY: Record<StepFailureReason, string> = {
+  'rate-limited': 'stopped: Cloudflare rate-limits the token',
+  budget: "stopped: the run's request budget is used up",
+  deadline: "stopped: the run's deadline has passed",
+  aborted: 'stopped: the run was stopped',
+  api: 'failed: Cloudflare refused a call',
+  network: 'failed: Cloudflare could not be reached',
+  timeout: 'failed: Cloudflare did not answer in time',
+  'invalid-answer': 'failed: Cloudflare gave an answer preview-gc cannot use',
+  missing: 'failed: not found in the account',
+  refused: 'refused',
+  fence: 'not run: the lease could not be renewed',
+  internal: 'failed: an error in preview-gc',
+};
+
+/** A short line for a failed step, with what it did before (the message has the details). */
+function failedSummary(reason: StepFailureReason, details: StepResult['details']): string {
+  const done = details && 'keysDeleted' in details && details.keysDeleted > 0 ? details.keysDeleted : 0;
+  return done > 0
+    ? `deleted ${counted(done, 'key')}, then ${FAILED_SUMMARY[reason]}`
+    : FAILED_SUMMARY[reason];
+}
+
 const STOPPED_SUMMARY: Record<EraseStatus, string> = {
   complete: '',
   fenced: 'not run: the lease was taken over',
@@ -163,7 +187,7 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
       steps.push({
         ...base,
         status: 'failed',
-        summary: message,
+        summary: failedSummary(reason, details),
         details,
         requests: account.pacer.usage().requests - before,
         failure: { reason, message },

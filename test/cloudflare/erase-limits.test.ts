@@ -121,7 +121,11 @@ describe('the request budget', () => {
     expect(first.result.status).toBe('deferred');
     expect(first.result.steps[2]).toMatchObject({
       status: 'failed',
-      failure: { reason: 'budget' },
+      summary: "deleted 10,000 keys, then stopped: the run's request budget is used up",
+      failure: {
+        reason: 'budget',
+        message: 'kv.keys.list: the request budget of 20 for this run is used up',
+      },
       details: { keysDeleted: 10_000 },
       requests: 12,
     });

@@ -305,6 +305,28 @@ describe('fencing', () => {
   });
 });
 
+describe('durable-objects: keep', () => {
+  it('parks the code but keeps every class, with its objects, as a stub', async () => {
+    const slug = 'preview-9';
+    twin.seed(slotSeed(slug, { kvKeys: 20 }));
+    const config = 'pool: p\nresources:\n  workers:\n    - name: app-{slot}\n      durable-objects: keep\n';
+    const { result } = await eraseInNewRun(twin, slotResources(slug, config));
+
+    expect(result.steps[0]).toMatchObject({
+      status: 'done',
+      summary:
+        'parked; kept Agent (durable-objects: keep), Room (durable-objects: keep), Sandbox (container)',
+      details: { mode: 'none', tombstoned: [] },
+    });
+    const worker = workerOf(`app-${slug}`);
+    expect(worker.liveClasses.sort()).toEqual(['Agent', 'Room', 'Sandbox']);
+    expect(worker.mainModule).toBe('parked.js');
+    expect(
+      twin.state().durableObjectNamespaces.filter((namespace) => namespace.script === `app-${slug}`),
+    ).toHaveLength(3);
+  });
+});
+
 describe('only some steps', () => {
   it('parks compute alone and reports the rest as left for later', async () => {
     const slug = 'preview-8';
