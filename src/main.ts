@@ -13,6 +13,7 @@ import {
 import type { ProgressEvent } from './gc/context.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
+import { labelPullRequests } from './report/pull-requests.ts';
 import { executeSettings } from './services.ts';
 import { onTerminationSignals } from './signals.ts';
 
@@ -23,6 +24,8 @@ export interface ActionDependencies extends PublishIO {
   setFailed(message: string): void;
   /** `owner/repo` and the server URL of the run, for pull request links; undefined outside Actions. */
   repository(): RunReport['repository'];
+  /** Adds pull request titles to the report where a token allows; never fails. */
+  labelPullRequests(report: RunReport, githubToken: string | undefined): Promise<RunReport>;
   execute(
     settings: Settings,
     options: {
@@ -66,6 +69,8 @@ export function githubActionDependencies(): ActionDependencies {
         : { serverUrl: process.env.GITHUB_SERVER_URL ?? 'https://github.com', nameWithOwner };
     },
     execute: executeSettings,
+    labelPullRequests: (report, token) =>
+      labelPullRequests(report, { token, apiUrl: process.env.GITHUB_API_URL ?? 'https://api.github.com' }),
   };
 }
 
@@ -99,11 +104,14 @@ export async function run(deps: ActionDependencies = githubActionDependencies())
   });
   try {
     deps.info(`preview-gc ${settings.command}${settings.dryRun ? ' (dry run)' : ''}`);
-    const report = await deps.execute(settings, {
-      signal: controller.signal,
-      progress: logProgress(deps.info),
-      repository: deps.repository(),
-    });
+    const report = await deps.labelPullRequests(
+      await deps.execute(settings, {
+        signal: controller.signal,
+        progress: logProgress(deps.info),
+        repository: deps.repository(),
+      }),
+      settings.githubToken,
+    );
     await publishReport(report, deps);
     if (runFailed(report)) deps.setFailed(failureMessage(report));
   } finally {

@@ -99,6 +99,13 @@ export interface RunReport {
   cloudflare: ApiUsageReport | null;
   /** `owner/repo` and server URL, for links to pull requests. */
   repository?: { serverUrl: string; nameWithOwner: string };
+  /** Title and state of the pull requests behind `pr-<n>` holders, by number (needs `github-token`). */
+  pullRequests?: Record<string, PullRequestLabel>;
+}
+
+export interface PullRequestLabel {
+  title: string;
+  state: 'open' | 'closed' | 'merged';
 }
 
 export interface OutcomeCounts {

@@ -33,7 +33,9 @@ function holderCell(holder: string | null, report: RunReport): string {
   const pr = pullRequestOf(holder);
   if (pr === null || report.repository === undefined) return esc(holder);
   const { serverUrl, nameWithOwner } = report.repository;
-  return `[${esc(holder)}](${encodeURI(`${serverUrl}/${nameWithOwner}/pull/${pr}`)})`;
+  const link = `[${esc(holder)}](${encodeURI(`${serverUrl}/${nameWithOwner}/pull/${pr}`)})`;
+  const label = report.pullRequests?.[String(pr)];
+  return label === undefined ? link : `${link} ${esc(label.title)} (${label.state})`;
 }
 
 function headline(report: RunReport): string {

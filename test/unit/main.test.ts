@@ -57,6 +57,7 @@ function dependencies(
       recorded.summaries.push(markdown);
     },
     repository: () => undefined,
+    labelPullRequests: async (report) => report,
     execute,
     ...overrides,
   };
