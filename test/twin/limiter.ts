@@ -12,7 +12,7 @@ export interface LimitDecision {
 }
 
 export class RateLimiter {
-  readonly limit: RateLimit;
+  private limit: RateLimit;
   private readonly now: () => number;
   private windowStart = Number.NEGATIVE_INFINITY;
   private count = 0;
@@ -58,6 +58,12 @@ export class RateLimiter {
       usedInWindow: this.count,
       blockedForMs: Math.max(0, this.blockedUntil - this.now()),
     };
+  }
+
+  /** Changes the limit at run time (e.g. a 429 storm in the middle of a test) and starts afresh. */
+  configure(limit: RateLimit): void {
+    this.limit = limit;
+    this.reset();
   }
 
   reset(): void {

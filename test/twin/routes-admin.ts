@@ -6,6 +6,11 @@ import { describeIssues, faultRuleSchema, twinSeedSchema } from './schema.ts';
 
 export const ADMIN_PREFIX = '/__twin';
 
+const rateLimitSchema = z.strictObject({
+  requests: z.number().int().positive(),
+  windowMs: z.number().int().positive(),
+});
+
 async function parseBody<T>(request: Request, schema: z.ZodType<T>, where: string): Promise<T | Response> {
   let json: unknown;
   try {
@@ -18,6 +23,8 @@ async function parseBody<T>(request: Request, schema: z.ZodType<T>, where: strin
     return HttpResponse.json({ error: describeIssues(parsed.error, where) }, { status: 400 });
   return parsed.data;
 }
+
+const asArray = (value: unknown) => (Array.isArray(value) ? value : [value]);
 
 export function countsByRoute(account: TwinAccount): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -38,13 +45,10 @@ export function adminRoutes(account: TwinAccount): HttpHandler[] {
     }),
     http.get(path('/faults'), () => HttpResponse.json({ faults: account.faults.list() })),
     http.post(path('/faults'), async ({ request }) => {
-      const rules = await parseBody(
-        request,
-        z.union([faultRuleSchema, z.array(faultRuleSchema)]),
-        'fault rule',
-      );
+      // One rule or an array of rules; parsed as an array so errors name the rule's index and field.
+      const rules = await parseBody(request, z.preprocess(asArray, z.array(faultRuleSchema)), 'fault rules');
       if (rules instanceof Response) return rules;
-      for (const rule of Array.isArray(rules) ? rules : [rules]) account.faults.add(rule);
+      for (const rule of rules) account.faults.add(rule);
       return HttpResponse.json({ faults: account.faults.list() });
     }),
     http.delete(path('/faults'), () => {
@@ -60,6 +64,12 @@ export function adminRoutes(account: TwinAccount): HttpHandler[] {
         return HttpResponse.json({ error: `seed: ${(error as Error).message}` }, { status: 400 });
       }
       return HttpResponse.json(account.state());
+    }),
+    http.put(path('/rate-limit'), async ({ request }) => {
+      const limit = await parseBody(request, rateLimitSchema, 'rate limit');
+      if (limit instanceof Response) return limit;
+      account.limiter.configure(limit);
+      return HttpResponse.json({ rateLimit: account.limiter.state() });
     }),
     http.delete(path('/rate-limit'), () => {
       account.limiter.reset();

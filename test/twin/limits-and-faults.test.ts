@@ -1,0 +1,166 @@
+// The twin's hostile side, through the real SDK (no retries): the account rate limiter on a fake clock,
+// every fault kind (programmatic and through /__twin/faults), auth, unknown routes and KV listing lag.
+import Cloudflare, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTwin, type Twin } from './twin.ts';
+
+let twin: Twin;
+let cf: Cloudflare;
+let account_id: string;
+let clock = 1_800_000_000_000;
+
+beforeAll(async () => {
+  twin = await startTwin({
+    now: () => clock,
+    kvListingLagMs: 60_000,
+    seed: { d1: [{ name: 'faulty-db' }], kv: [{ title: 'laggy', keys: { a: '1', b: '2' } }] },
+  });
+  account_id = twin.accountId;
+  cf = new Cloudflare({ apiToken: twin.token, baseURL: twin.baseUrl, maxRetries: 0 });
+});
+
+afterEach(() => {
+  twin.faults.clear();
+  twin.account.limiter.configure({ requests: 1200, windowMs: 300_000 });
+});
+
+afterAll(async () => {
+  await twin?.close();
+});
+
+const listDatabases = () => cf.d1.database.list({ account_id }).withResponse();
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+function admin(path: string, init?: RequestInit): Promise<Response> {
+  return fetch(`${twin.adminUrl}${path}`, init);
+}
+
+describe('rate limiter', () => {
+  it('sends Ratelimit headers, then 429 code 971 with Retry-After for the whole block', async () => {
+    twin.account.limiter.configure({ requests: 3, windowMs: 1500 });
+    const { response } = await listDatabases();
+    expect(response.headers.get('ratelimit')).toBe('"default";r=2;t=2');
+    expect(response.headers.get('ratelimit-policy')).toBe('"default";q=3;w=2');
+    await listDatabases();
+    await listDatabases();
+
+    const limited = await failure(listDatabases());
+    expect(limited).toBeInstanceOf(APIError);
+    const error = limited as APIError;
+    expect(error.status).toBe(429);
+    expect(error.errors).toEqual([
+      { code: 971, message: 'Please wait and consider throttling your request speed' },
+    ]);
+    expect(error.headers?.get('retry-after')).toBe('2');
+
+    clock += 1000; // still inside the block: every call is refused, the wait shrinks
+    const stillLimited = (await failure(listDatabases())) as APIError;
+    expect(stillLimited.status).toBe(429);
+    expect(stillLimited.headers?.get('retry-after')).toBe('1');
+    expect((await admin('/state')).status).toBe(200); // admin routes are never limited
+
+    clock += 600;
+    const { response: after } = await listDatabases();
+    expect(after.status).toBe(200);
+  });
+});
+
+describe('faults', () => {
+  it('answers a status with Retry-After for `times` matching requests, then serves normally', async () => {
+    twin.faults.add({ route: 'GET /accounts/:account/d1/database', status: 503, retryAfter: 7, times: 2 });
+    twin.resetRequests();
+    for (let i = 0; i < 2; i += 1) {
+      const error = (await failure(listDatabases())) as APIError;
+      expect(error.status).toBe(503);
+      expect(error.headers?.get('retry-after')).toBe('7');
+    }
+    expect((await listDatabases()).response.status).toBe(200);
+    const log = (await (await admin('/requests')).json()) as { counts: Record<string, number> };
+    expect(log.counts).toEqual({ 'GET /accounts/:account/d1/database': 3 });
+  });
+
+  it('resets the connection', async () => {
+    twin.faults.add({ pathPattern: '/d1/database$', reset: true, times: 1 });
+    expect(await failure(listDatabases())).toBeInstanceOf(APIConnectionError);
+    expect(twin.requests().at(-1)?.status).toBe(0);
+  });
+
+  it('delays the answer past the client timeout', async () => {
+    twin.faults.add({ method: 'GET', delayMs: 1000, times: 1 });
+    const call = cf.d1.database.list({ account_id }, { timeout: 100 });
+    expect(await failure(call)).toBeInstanceOf(APIConnectionTimeoutError);
+  });
+
+  it('sends a malformed body', async () => {
+    twin.faults.add({ route: 'GET /accounts/:account/d1/database', malformed: true, times: 1 });
+    const raw = await fetch(`${twin.baseUrl}/accounts/${account_id}/d1/database`, {
+      headers: { Authorization: `Bearer ${twin.token}` },
+    });
+    expect(raw.status).toBe(200);
+    await expect(raw.json()).rejects.toThrow(SyntaxError);
+  });
+
+  it('answers 200 with success:false, which the SDK passes through as a null result', async () => {
+    twin.faults.add({ route: 'GET /accounts/:account/d1/database/:id', successFalse: true, times: 1 });
+    const db = await cf.d1.database.get('faulty-db', { account_id }).withResponse();
+    expect(db.response.status).toBe(200);
+    expect(db.data).toBeNull();
+  });
+
+  it('takes rules through POST /__twin/faults and validates them', async () => {
+    const added = await admin('/faults', {
+      method: 'POST',
+      body: JSON.stringify([{ route: 'GET /accounts/:account/d1/database', status: 429, times: 1 }]),
+    });
+    expect(added.status).toBe(200);
+    const error = (await failure(listDatabases())) as APIError;
+    expect(error.status).toBe(429);
+    expect(error.errors[0]).toMatchObject({ code: 971 });
+
+    const bad = await admin('/faults', { method: 'POST', body: JSON.stringify({ status: 'soon' }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: 'fault rules: 0.status: Invalid input: expected number, received string',
+    });
+    expect((await admin('/faults', { method: 'DELETE' })).status).toBe(200);
+  });
+});
+
+describe('auth and routing', () => {
+  it('refuses a wrong token (401) and another account (403) with code 10000', async () => {
+    const stranger = new Cloudflare({ apiToken: 'wrong', baseURL: twin.baseUrl, maxRetries: 0 });
+    const unauthenticated = (await failure(stranger.d1.database.list({ account_id }))) as APIError;
+    expect([unauthenticated.status, unauthenticated.errors]).toEqual([
+      401,
+      [{ code: 10000, message: 'Authentication error' }],
+    ]);
+    const elsewhere = (await failure(cf.d1.database.list({ account_id: 'f'.repeat(32) }))) as APIError;
+    expect([elsewhere.status, elsewhere.errors[0]?.code]).toEqual([403, 10000]);
+  });
+
+  it('answers an unknown route with 404 code 7003 in the envelope', async () => {
+    const error = (await failure(cf.get(`/accounts/${account_id}/no/such/thing`))) as APIError;
+    expect(error.status).toBe(404);
+    expect(error.error).toMatchObject({ success: false, result: null, errors: [{ code: 7003 }] });
+  });
+});
+
+describe('KV listing lag', () => {
+  it('keeps deleted keys in listings for kvListingLagMs, then drops them', async () => {
+    const id = twin.state().kv[0]?.id ?? '';
+    await cf.kv.namespaces.bulkDelete(id, { account_id, body: ['a'] });
+    const names = async () =>
+      (await cf.kv.namespaces.keys.list(id, { account_id })).result.map((k) => k.name);
+    expect(await names()).toEqual(['a', 'b']);
+    clock += 60_000;
+    expect(await names()).toEqual(['b']);
+  });
+});
