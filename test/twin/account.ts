@@ -52,7 +52,8 @@ export function bucketKey(name: string, jurisdiction: Jurisdiction): string {
 export class TwinAccount {
   readonly accountId: string;
   readonly token: string;
-  readonly latencyMs: number;
+  /** Added before every API call; may be changed at run time. */
+  latencyMs: number;
   readonly kvListingLagMs: number;
   readonly now: () => number;
   readonly limiter: RateLimiter;

@@ -13,6 +13,8 @@ export interface RouteContext {
   url: URL;
   params: Record<string, string>;
   account: TwinAccount;
+  /** A matching fault rule that lets the request through (e.g. unsuccessfulKeys), for the route to apply. */
+  fault?: ParsedFaultRule;
 }
 
 type Resolver = (ctx: RouteContext) => Response | Promise<Response>;
@@ -72,6 +74,7 @@ async function serve(ctx: RouteContext, route: string, resolver: Resolver): Prom
   const fault = account.faults.take(ctx.request.method, route, ctx.url.pathname.slice(API_PREFIX.length));
   if (fault?.delayMs) await sleep(fault.delayMs);
   const injected = fault ? faultResponse(fault) : undefined;
+  if (fault && !injected) ctx.fault = fault;
   const response = injected ?? authorize(ctx) ?? (await runResolver(ctx, resolver));
   if (response.type !== 'error') {
     for (const [name, value] of Object.entries(limit.headers)) response.headers.set(name, value);

@@ -21,6 +21,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   twin.faults.clear();
+  twin.account.latencyMs = 0;
   twin.account.limiter.configure({ requests: 1200, windowMs: 300_000 });
 });
 
@@ -99,6 +100,27 @@ describe('faults', () => {
     expect(await failure(call)).toBeInstanceOf(APIConnectionTimeoutError);
   });
 
+  it('adds latency to every API call', async () => {
+    twin.account.latencyMs = 1000;
+    const call = cf.d1.database.list({ account_id }, { timeout: 100 });
+    expect(await failure(call)).toBeInstanceOf(APIConnectionTimeoutError);
+  });
+
+  it('leaves keys of a KV bulk delete undeleted and reports them as unsuccessful_keys', async () => {
+    const ns = twin.account.createKv('partial');
+    twin.seed({ kv: [{ title: 'partial', keys: { x: '1', y: '2', z: '3' } }] });
+    twin.faults.add({
+      route: 'POST /accounts/:account/storage/kv/namespaces/:ns/bulk/delete',
+      unsuccessfulKeys: 2,
+      times: 1,
+    });
+    const first = await cf.kv.namespaces.bulkDelete(ns.id, { account_id, body: ['x', 'y', 'z'] });
+    expect(first).toEqual({ successful_key_count: 1, unsuccessful_keys: ['x', 'y'] });
+    const retry = await cf.kv.namespaces.bulkDelete(ns.id, { account_id, body: ['x', 'y'] });
+    expect(retry).toEqual({ successful_key_count: 2, unsuccessful_keys: [] });
+    expect(ns.size).toBe(0);
+  });
+
   it('sends a malformed body', async () => {
     twin.faults.add({ route: 'GET /accounts/:account/d1/database', malformed: true, times: 1 });
     const raw = await fetch(`${twin.baseUrl}/accounts/${account_id}/d1/database`, {
@@ -153,9 +175,23 @@ describe('auth and routing', () => {
   });
 });
 
+describe('seeding through /__twin/seed', () => {
+  it('adds resources, and refuses a bad seed naming the field', async () => {
+    const ok = await admin('/seed', {
+      method: 'POST',
+      body: JSON.stringify({ r2: [{ bucket: 'seeded-files' }] }),
+    });
+    expect(ok.status).toBe(200);
+    expect(twin.state().r2.map((b) => b.name)).toContain('seeded-files');
+    const bad = await admin('/seed', { method: 'POST', body: JSON.stringify({ kv: [{ title: '' }] }) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: expect.stringContaining('seed: kv.0.title:') });
+  });
+});
+
 describe('KV listing lag', () => {
   it('keeps deleted keys in listings for kvListingLagMs, then drops them', async () => {
-    const id = twin.state().kv[0]?.id ?? '';
+    const id = twin.state().kv.find((ns) => ns.title === 'laggy')?.id ?? '';
     await cf.kv.namespaces.bulkDelete(id, { account_id, body: ['a'] });
     const names = async () =>
       (await cf.kv.namespaces.keys.list(id, { account_id })).result.map((k) => k.name);

@@ -76,8 +76,12 @@ async function bulkDelete(ctx: RouteContext): Promise<Response> {
     );
   }
   const now = ctx.account.now();
-  for (const name of parsed.data) ns.delete(name, now);
-  return ok({ successful_key_count: parsed.data.length, unsuccessful_keys: [] });
+  const unsuccessful = parsed.data.slice(0, ctx.fault?.unsuccessfulKeys ?? 0);
+  for (const name of parsed.data.slice(unsuccessful.length)) ns.delete(name, now);
+  return ok({
+    successful_key_count: parsed.data.length - unsuccessful.length,
+    unsuccessful_keys: unsuccessful,
+  });
 }
 
 export function kvRoutes(account: TwinAccount): HttpHandler[] {

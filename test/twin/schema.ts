@@ -108,6 +108,8 @@ export const faultRuleSchema = z.strictObject({
   reset: z.literal(true).optional(),
   malformed: z.literal(true).optional(),
   successFalse: z.literal(true).optional(),
+  /** KV bulk delete only: that many of the requested keys stay and come back in unsuccessful_keys. */
+  unsuccessfulKeys: z.number().int().positive().optional(),
   /** The error code and message of the injected envelope (defaults depend on the status). */
   code: z.number().int().optional(),
   message: z.string().optional(),

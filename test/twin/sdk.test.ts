@@ -83,7 +83,7 @@ describe('D1', () => {
     for await (const db of cf.d1.database.list({ account_id, per_page: 10 })) names.push(db.name ?? '');
     expect(names).toHaveLength(25);
     expect(names).toContain('chain-db');
-    expect(twin.requests().map((r) => new URL(r.path, 'http://x').pathname)).toHaveLength(4);
+    expect(twin.requests()).toHaveLength(4); // three pages of 10, 10 and 5, then the empty page
   });
 
   it('finds a database by uuid and by name', async () => {
@@ -262,6 +262,29 @@ describe('KV', () => {
       code: 10009,
     });
   });
+
+  it('bulk-puts values with metadata and expiration', async () => {
+    const id = namespaceId('empty');
+    const body = [
+      { key: 'bulk:1', value: 'one', metadata: { n: 1 } },
+      {
+        key: 'bulk:2',
+        value: Buffer.from('two').toString('base64'),
+        base64: true,
+        expiration: 4_102_444_800,
+      },
+    ];
+    expect(await cf.put(`/accounts/${account_id}/storage/kv/namespaces/${id}/bulk`, { body })).toMatchObject({
+      result: { successful_key_count: 2, unsuccessful_keys: [] },
+    });
+    const listed = await cf.kv.namespaces.keys.list(id, { account_id, prefix: 'bulk:' });
+    expect(listed.result).toEqual([
+      { name: 'bulk:1', metadata: { n: 1 } },
+      { name: 'bulk:2', expiration: 4_102_444_800 },
+    ]);
+    const two = await cf.kv.namespaces.values.get('bulk:2', { account_id, namespace_id: id });
+    expect(await two.text()).toBe('two');
+  });
 });
 
 describe('R2', () => {
@@ -388,6 +411,11 @@ describe('Workers and Durable Objects', () => {
       namespaces.push(`${ns.script}:${ns.class}`);
     expect(namespaces).not.toContain('shop-preview-1:Room');
     expect(namespaces).toContain('shop-preview-1:Sandbox');
+    const sandbox = twin.state().durableObjectNamespaces.find((ns) => ns.class === 'Sandbox');
+    const objects = [];
+    for await (const o of cf.durableObjects.namespaces.objects.list(sandbox?.id ?? '', { account_id }))
+      objects.push(o);
+    expect(objects).toEqual([{ id: expect.stringMatching(/^[0-9a-f]{64}$/), hasStoredData: true }]);
     const scripts = [];
     for await (const s of cf.workers.scripts.list({ account_id })) scripts.push([s.id, s.migration_tag]);
     expect(scripts).toContainEqual(['shop-preview-1', 'v2']);
