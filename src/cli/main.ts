@@ -30,10 +30,10 @@ export const COMMANDS: readonly CommandSpec[] = [
 
 const ENVIRONMENT_FOOTER = [
   'Environment (the same secrets the workflows use):',
-  '  SEMAPHORE_URL, SEMAPHORE_TOKEN             every command',
+  '  SEMAPHORE_URL, SEMAPHORE_TOKEN               every command',
   '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup',
-  '  CLOUDFLARE_API_BASE_URL                    only to point at a test double',
-  '  NO_COLOR                                   plain output on a terminal too',
+  '  CLOUDFLARE_API_BASE_URL                      only to point at a test double',
+  '  NO_COLOR                                     plain output on a terminal too',
   '',
   'Exit codes: 0 done, 1 the run failed (the output says what to do), 2 wrong usage.',
   `Run '${PROGRAM} <command> --help' for a command's flags.`,

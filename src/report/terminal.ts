@@ -2,7 +2,7 @@
 // attention, the pool, API usage), as aligned plain-text tables. Colour only when asked for: the
 // caller decides (a TTY, and NO_COLOR unset), so piped output stays plain.
 import { stripVTControlCharacters, styleText } from 'node:util';
-import { formatCount, formatDuration, plural } from './format.ts';
+import { formatCount, formatDuration, plural, pullRequestOf } from './format.ts';
 import {
   countOutcomes,
   FAILED_OUTCOMES,
@@ -174,11 +174,26 @@ function eraseLines(slot: SlotReport, style: TerminalStyle): string[] {
   );
 }
 
+const TITLE_WIDTH = 32;
+
+/** A holder, with its pull request's state and title when the report has them (the action's github-token). */
+function holderText(holder: string | null, report: RunReport): string {
+  if (holder === null) return '–';
+  const pr = pullRequestOf(holder);
+  const label = pr === null ? undefined : report.pullRequests?.[String(pr)];
+  if (label === undefined) return clean(holder);
+  const title =
+    [...label.title].length > TITLE_WIDTH
+      ? `${[...label.title].slice(0, TITLE_WIDTH - 1).join('')}…`
+      : label.title;
+  return `${clean(holder)} (${label.state}) ${clean(title)}`;
+}
+
 function slotSection(report: RunReport, style: TerminalStyle): string[] {
   if (report.slots.length === 0) return [];
   const rows = report.slots.map((slot) => [
     clean(slot.slug),
-    clean(slot.previousHolder ?? '–'),
+    holderText(slot.previousHolder, report),
     slot.reason === 'held-by-pull-request' ? '–' : `${formatDuration(slot.waitingMs)} (${slot.reason})`,
     outcomeText(slot.outcome, style),
     formatDuration(slot.durationMs),

@@ -172,6 +172,17 @@ describe('renderTerminalReport', () => {
     expect(cleanup).toContain('Cloudflare  no requests');
   });
 
+  it('labels a pull request holder with its state and title when the report has them', () => {
+    const labelled = renderTerminalReport(
+      {
+        ...gcReport,
+        pullRequests: { '1592': { title: 'Checkout: split payments across several cards', state: 'merged' } },
+      },
+      PLAIN,
+    );
+    expect(labelled).toMatch(/preview-1 +pr-1592 \(merged\) Checkout: split payments across… +2 h/);
+  });
+
   it('neutralises control characters in names from outside', () => {
     const hostile = renderTerminalReport(
       {

@@ -1,0 +1,175 @@
+// `npm start`: the whole system on this machine, with no Cloudflare account and no network. Starts the
+// semaphore (workerd) and the Cloudflare API twin on free loopback ports, seeds the demo pool, runs
+// status, gc --dry-run, gc and status through executeSettings (exactly the code the action runs),
+// writes the job summary the action would post, and stops everything.
+// PREVIEW_GC_SUMMARY_PATH moves the summary (the test writes it to a temporary folder).
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  DEMO_CONFIG_PATH,
+  DEMO_POOL,
+  type DemoLeaseState,
+  demoPlan,
+  demoSlugs,
+  demoTwinSeed,
+  seedDemoPool,
+} from '../demo/fixture.ts';
+import { processIO } from '../src/cli/io.ts';
+import { progressPrinter } from '../src/cli/progress.ts';
+import { type Command, parseSettings, type RawInputs } from '../src/config/settings.ts';
+import { formatCount, formatDuration, plural } from '../src/report/format.ts';
+import { countOutcomes, type RunReport, runFailed } from '../src/report/model.ts';
+import { renderSummary } from '../src/report/summary.ts';
+import { clean, paint, renderTable, renderTerminalReport } from '../src/report/terminal.ts';
+import { startLocalSemaphore } from '../src/semaphore/local.ts';
+import { createSemaphoreClient, executeSettings } from '../src/services.ts';
+import { onTerminationSignals } from '../src/signals.ts';
+import { startTwin, type Twin } from '../test/twin/twin.ts';
+
+const SLOT_COUNT = 9;
+/**
+ * The twin is local and has no account limit to share, so the demo paces faster than the action's
+ * default of 3 requests a second (a real account allows 4/s for everything using the token).
+ */
+const DEMO_REQUESTS_PER_SECOND = 25;
+const started = Date.now();
+const summaryPath = resolve(process.env.PREVIEW_GC_SUMMARY_PATH ?? 'preview-gc-summary.md');
+const controller = new AbortController();
+const io = processIO({
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  signal: controller.signal,
+});
+const style = io.outStyle;
+const say = (text = '') => io.out(text);
+const bold = (text: string) => paint(style, 'bold', text);
+const dim = (text: string) => paint(style, 'dim', text);
+
+/** The demo's data in the twin, slot by slot: what gc erases and what it must leave alone. */
+function dataTable(twin: Twin, plan: ReadonlyMap<string, DemoLeaseState>): string[] {
+  const state = twin.state();
+  const rows = demoSlugs(SLOT_COUNT).map((slug) => {
+    const database = state.d1.find((d1) => d1.name === `shop-${slug}-db`);
+    const rowCount = (database?.objects ?? [])
+      .filter((object) => object.type === 'table' && object.name !== 'd1_migrations')
+      .reduce((sum, object) => sum + (object.rows ?? 0), 0);
+    const keys = state.kv.find((kv) => kv.title === `shop-${slug}-cache`)?.keyCount ?? 0;
+    const worker = state.workers.find((candidate) => candidate.name === `shop-${slug}`);
+    return [
+      slug,
+      plan.get(slug) ?? '',
+      formatCount(rowCount),
+      formatCount(keys),
+      (worker?.liveClasses ?? []).join(', ') || '–',
+    ];
+  });
+  return renderTable(['SLOT', 'SEEDED AS', 'D1 ROWS', 'KV KEYS', 'LIVE DURABLE OBJECT CLASSES'], rows, style);
+}
+
+function banner(step: string, command: string, why: string): void {
+  say();
+  say(bold(`━━━ ${step}  ${command} ${'━'.repeat(Math.max(3, 60 - step.length - command.length))}`));
+  say(dim(why));
+  say();
+}
+
+async function main(): Promise<number> {
+  say(bold('preview-gc demo: the whole system on this machine, no Cloudflare account and no network.'));
+  say();
+  say('Starting the semaphore (the lease service, in workerd) and a twin of the Cloudflare API …');
+  const semaphore = await startLocalSemaphore({ port: 0 });
+  let twin: Twin | undefined;
+  try {
+    twin = await startTwin({ seed: demoTwinSeed(demoSlugs(SLOT_COUNT)) });
+    say(`  semaphore   ${semaphore.url}`);
+    say(`  Cloudflare  ${twin.baseUrl}  (the twin: D1, KV, R2 and Workers, in memory)`);
+    const plan = demoPlan();
+    await seedDemoPool(
+      createSemaphoreClient({ semaphoreUrl: semaphore.url, semaphoreToken: semaphore.token }),
+      plan,
+    );
+    const count = (state: DemoLeaseState) => plan.filter((slot) => slot.state === state).length;
+    say();
+    say(
+      `Pool ${bold(DEMO_POOL)}: ${SLOT_COUNT} slots of a shop app, each a Worker with Durable Objects, a D1 database,`,
+    );
+    say('a KV namespace and two R2 buckets, with data in them. The leases are what a busy week leaves:');
+    say(
+      `${count('expired')} pull requests went quiet (their leases expired), ${count('live')} are live, ${count('dirty')} slots were released dirty, ${count('clean')} are clean.`,
+    );
+    say();
+    const planBySlug = new Map(plan.map((slot) => [slot.slug, slot.state]));
+    for (const line of dataTable(twin, planBySlug)) say(line);
+    say();
+    say(
+      dim(
+        `Each run below is executeSettings, the code the action runs, with one change: Cloudflare calls are paced at ${DEMO_REQUESTS_PER_SECOND}/s, not 3/s, as the twin shares no account limit.`,
+      ),
+    );
+
+    const raw: RawInputs = {
+      config: DEMO_CONFIG_PATH,
+      'semaphore-url': semaphore.url,
+      'semaphore-token': semaphore.token,
+      'cloudflare-api-token': twin.token,
+      'cloudflare-account-id': twin.accountId,
+      'cloudflare-api-base-url': twin.baseUrl,
+      'requests-per-second': String(DEMO_REQUESTS_PER_SECOND),
+    };
+    const run = async (command: Command, dryRun: boolean): Promise<RunReport> => {
+      const settings = parseSettings({ ...raw, command, 'dry-run': String(dryRun) });
+      const report = await executeSettings(settings, {
+        signal: controller.signal,
+        progress: progressPrinter(io, 'to reclaim'),
+      });
+      say(renderTerminalReport(report, style));
+      return report;
+    };
+
+    banner('1/4', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
+    await run('status', false);
+    banner(
+      '2/4',
+      'preview-gc gc --dry-run',
+      'The same code path as a real sweep, with every change replaced by a record.',
+    );
+    await run('gc', true);
+    banner('3/4', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
+    const gc = await run('gc', false);
+    await writeFile(summaryPath, renderSummary(gc));
+    banner('4/4', 'preview-gc status', 'The pool after the sweep.');
+    const after = await run('status', false);
+    say();
+    say(bold('The data in the twin after the sweep:'));
+    for (const line of dataTable(twin, planBySlug)) say(line);
+
+    const counts = countOutcomes(gc);
+    const live = after.poolAfter?.filter((row) => row.leaseState === 'leased' && !row.expired).length ?? 0;
+    const failed = runFailed(gc);
+    say();
+    say(
+      bold(
+        failed
+          ? `✖ The sweep did not go as planned: see "What needs attention" above.`
+          : `✔ Done in ${formatDuration(Date.now() - started)}. gc reclaimed ${counts.reclaimed} of ${gc.slots.length} slots (${counts.expired} expired leases, ${gc.slots.length - counts.expired} dirty), released every lease it took, and left the ${plural(live, 'live lease')} alone.`,
+      ),
+    );
+    say(`The job summary the action would post for that sweep is in ${clean(summaryPath)}.`);
+    return failed ? 1 : 0;
+  } finally {
+    await twin?.close();
+    await semaphore.stop();
+    say('The semaphore and the twin are stopped.');
+  }
+}
+
+const stopListening = onTerminationSignals((signal) => controller.abort(signal));
+try {
+  process.exitCode = await main();
+} catch (error) {
+  io.err(`preview-gc demo failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  stopListening();
+}

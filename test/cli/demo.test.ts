@@ -1,0 +1,55 @@
+// `npm start` as a new user meets it: it completes, exits 0, writes the job summary and leaves
+// nothing running.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliResult, startNode } from './run-cli.ts';
+
+let dir: string;
+let result: CliResult;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'preview-gc-demo-'));
+  result = await startNode('scripts/demo.ts', [], { PREVIEW_GC_SUMMARY_PATH: join(dir, 'summary.md') })
+    .result;
+}, 120_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('runs status, gc --dry-run, gc and status, and exits 0', () => {
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const steps = result.stdout.split('\n').filter((line) => line.startsWith('━━━'));
+    expect(steps.map((line) => line.replace(/ ━+$/, ''))).toEqual([
+      '━━━ 1/4  preview-gc status',
+      '━━━ 2/4  preview-gc gc --dry-run',
+      '━━━ 3/4  preview-gc gc',
+      '━━━ 4/4  preview-gc status',
+    ]);
+    expect(result.stdout).toContain('✔ preview-gc gc on pool preview-slot: 5 would be reclaimed');
+    expect(result.stdout).toContain('✔ preview-gc gc on pool preview-slot: 5 of 5 reclaimed');
+    expect(result.stdout).toMatch(
+      /✔ Done in \d+ s\. gc reclaimed 5 of 5 slots .* left the 2 live leases alone\./,
+    );
+  });
+
+  it('writes the job summary of the real sweep where it says', async () => {
+    const summary = await readFile(join(dir, 'summary.md'), 'utf8');
+    expect(summary.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `preview-slot`: 5 of 5 reclaimed');
+    expect(result.stdout).toContain(
+      `The job summary the action would post for that sweep is in ${join(dir, 'summary.md')}.`,
+    );
+  });
+
+  it('stops the semaphore and the twin it started', async () => {
+    const urls = [...result.stdout.matchAll(/(?:semaphore|Cloudflare) +(http:\/\/127\.0\.0\.1:\d+)/g)].map(
+      (match) => match[1] ?? '',
+    );
+    expect(urls).toHaveLength(2);
+    for (const url of urls) await expect(fetch(url)).rejects.toThrow();
+    expect(result.stdout.trimEnd().endsWith('The semaphore and the twin are stopped.')).toBe(true);
+  });
+});
