@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { describeIssues, type TwinSeed, twinSeedSchema } from './schema.ts';
-import { startTwin } from './twin.ts';
 
 const USAGE = 'usage: npm run twin -- --port <port> [--seed <file.json>] [--token <token>] [--account <id>]';
 
@@ -51,6 +50,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535)
   usageError(`--port must be 0-65535, got "${args.port}"`);
 const seed = args.seed === undefined ? undefined : readSeed(args.seed);
 
+// Loaded after the arguments are checked, so a usage error answers without loading msw and SQLite.
+const { startTwin } = await import('./twin.ts');
 const twin = await startTwin({
   port,
   ...(seed ? { seed } : {}),

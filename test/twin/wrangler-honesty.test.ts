@@ -12,7 +12,8 @@ import { startTwin, type Twin } from './twin.ts';
 const run = promisify(execFile);
 /** Each wrangler start takes seconds on a busy 2-core runner; a test runs up to four of them. */
 const SLOW = 90_000;
-const WRANGLER = resolve(import.meta.dirname, '../../node_modules/wrangler/bin/wrangler.js');
+// The CLI bundle that wrangler's bin script spawns; running it directly saves a second Node start.
+const WRANGLER = resolve(import.meta.dirname, '../../node_modules/wrangler/wrangler-dist/cli.js');
 
 let twin: Twin;
 let dir: string;
@@ -33,6 +34,8 @@ function wranglerEnv(home: string): NodeJS.ProcessEnv {
     CI: 'true',
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
+    // Later starts reuse the compiled 15 MB bundle (about a fifth less CPU per command).
+    NODE_COMPILE_CACHE: join(home, 'compile-cache'),
   };
 }
 
@@ -40,7 +43,7 @@ function wranglerEnv(home: string): NodeJS.ProcessEnv {
 async function wrangler(...args: string[]): Promise<string> {
   twin.resetRequests();
   try {
-    const { stdout } = await run(process.execPath, [WRANGLER, ...args], {
+    const { stdout } = await run(process.execPath, ['--no-warnings', WRANGLER, ...args], {
       cwd: dir,
       env,
       encoding: 'utf8',
