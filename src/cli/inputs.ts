@@ -12,7 +12,7 @@ import type { Env } from './io.ts';
 import type { OptionSpec, OptionValues } from './spec.ts';
 
 /** The environment variable of an input, the same names the workflows use for their secrets. */
-export const ENV_OF_INPUT: Readonly<Record<string, string>> = {
+const ENV_OF_INPUT: Readonly<Record<string, string>> = {
   'semaphore-url': 'SEMAPHORE_URL',
   'semaphore-token': 'SEMAPHORE_TOKEN',
   'cloudflare-api-token': 'CLOUDFLARE_API_TOKEN',
@@ -28,14 +28,10 @@ export const ENV_OF_INPUT: Readonly<Record<string, string>> = {
 export const INPUTS_WITHOUT_FLAG = ['command', 'semaphore-token', 'cloudflare-api-token', 'github-token'];
 
 export const SEMAPHORE_ENV = ['SEMAPHORE_URL', 'SEMAPHORE_TOKEN'] as const;
-export const CLOUDFLARE_ENV = [
-  'CLOUDFLARE_API_TOKEN',
-  'CLOUDFLARE_ACCOUNT_ID',
-  'CLOUDFLARE_API_BASE_URL',
-] as const;
+const CLOUDFLARE_ENV = ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_ACCOUNT_ID', 'CLOUDFLARE_API_BASE_URL'] as const;
 export const ALL_ENV = [...SEMAPHORE_ENV, ...CLOUDFLARE_ENV];
 
-export const HELP_OPTION: Record<string, OptionSpec> = {
+const HELP_OPTION: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h', description: 'Show this help.' },
 };
 
@@ -119,7 +115,7 @@ function flagOf(options: Readonly<Record<string, OptionSpec>>, input: string): s
 }
 
 /** Names an input the way the user sets it here: `--semaphore-url / SEMAPHORE_URL`. */
-export function describeCliInput(options: Readonly<Record<string, OptionSpec>>): DescribeInput {
+function describeCliInput(options: Readonly<Record<string, OptionSpec>>): DescribeInput {
   return (name) => {
     const flag = flagOf(options, name);
     const env = ENV_OF_INPUT[name];
@@ -131,7 +127,7 @@ export function describeCliInput(options: Readonly<Record<string, OptionSpec>>):
 }
 
 /** The raw inputs of a command: its flags first, then the environment variables it reads. */
-export function rawInputsOf(
+function rawInputsOf(
   command: Command,
   options: Readonly<Record<string, OptionSpec>>,
   values: OptionValues,

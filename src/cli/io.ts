@@ -19,7 +19,7 @@ export interface CliIO {
 }
 
 /** The secrets the CLI reads, by environment variable. */
-export const SECRET_ENV = ['SEMAPHORE_TOKEN', 'CLOUDFLARE_API_TOKEN'] as const;
+const SECRET_ENV = ['SEMAPHORE_TOKEN', 'CLOUDFLARE_API_TOKEN'] as const;
 
 /**
  * Replaces every secret from the environment in `text`. The CLI never prints a token on purpose; this

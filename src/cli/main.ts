@@ -14,7 +14,7 @@ import { slotsSyncCommand } from './slots-sync.ts';
 import { CommandFailure, type CommandSpec, parseCommand, UsageError } from './spec.ts';
 import { statusCommand } from './status.ts';
 
-export const SLOTS_COMMANDS: readonly CommandSpec[] = [
+const SLOTS_COMMANDS: readonly CommandSpec[] = [
   slotsListCommand,
   slotsAddCommand,
   slotsRemoveCommand,
@@ -46,7 +46,7 @@ export const PROGRAM_HELP = groupHelp({
   footer: ENVIRONMENT_FOOTER,
 });
 
-export const SLOTS_HELP = groupHelp({
+const SLOTS_HELP = groupHelp({
   title: `${PROGRAM} slots: the pool's inventory`,
   usage: 'slots list|add|remove|sync [options]',
   commands: SLOTS_COMMANDS,

@@ -5,9 +5,24 @@ import { SemaphoreError } from '../semaphore/client.ts';
 import { slugSchema } from '../semaphore/protocol.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
-import { CommandFailure, type CommandSpec, stringValue, UsageError } from './spec.ts';
+import { CommandFailure, type CommandSpec, type OptionValues, stringValue, UsageError } from './spec.ts';
 
 const leaseIdSchema = z.uuid();
+
+/** The slot and the lease to release, checked before any call. */
+function releaseTarget(values: OptionValues): { slug: string; leaseId: string | undefined; force: boolean } {
+  const slug = stringValue(values, 'slot');
+  const leaseId = stringValue(values, 'lease-id');
+  const force = values.force === true;
+  if (slug === undefined) throw new UsageError('release needs the slot: --slot <slug>');
+  if (!slugSchema.safeParse(slug).success)
+    throw new UsageError(`--slot '${slug}' is not a slot name (e.g. preview-3)`);
+  if ((leaseId === undefined) === !force)
+    throw new UsageError('release needs exactly one of --lease-id <id> or --force');
+  if (leaseId !== undefined && !leaseIdSchema.safeParse(leaseId).success)
+    throw new UsageError(`--lease-id '${leaseId}' is not a lease id (a UUID, as printed by the run)`);
+  return { slug, leaseId, force };
+}
 
 export const releaseCommand: CommandSpec = {
   name: 'release',
@@ -38,17 +53,7 @@ export const releaseCommand: CommandSpec = {
     'release --slot preview-3 --force',
   ],
   async run(parsed, io) {
-    const slug = stringValue(parsed.values, 'slot');
-    const leaseId = stringValue(parsed.values, 'lease-id');
-    const force = parsed.values.force === true;
-    if (slug === undefined) throw new UsageError('release needs the slot: --slot <slug>');
-    if (!slugSchema.safeParse(slug).success)
-      throw new UsageError(`--slot '${slug}' is not a slot name (e.g. preview-3)`);
-    if ((leaseId === undefined) === !force)
-      throw new UsageError('release needs exactly one of --lease-id <id> or --force');
-    if (leaseId !== undefined && !leaseIdSchema.safeParse(leaseId).success)
-      throw new UsageError(`--lease-id '${leaseId}' is not a lease id (a UUID, as printed by the run)`);
-
+    const { slug, leaseId, force } = releaseTarget(parsed.values);
     const { pool, semaphore } = await connectPool(releaseCommand, parsed, io);
     const before = await semaphore.find(pool, slug).catch((error: unknown) => {
       if (error instanceof SemaphoreError && error.code === 'not_found')

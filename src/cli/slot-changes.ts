@@ -62,24 +62,22 @@ export async function applyChanges(
   return applied;
 }
 
-const ACTION_TEXT: Record<SlotChange['action'], string> = {
-  add: '+ add',
-  remove: '- remove',
-  keep: '! keep',
-  unchanged: '  in place',
+const ACTION_TEXT: Record<SlotChange['action'], { text: string; format: Parameters<typeof paint>[1] }> = {
+  add: { text: '+ add', format: 'green' },
+  remove: { text: '- remove', format: 'yellow' },
+  keep: { text: '! keep', format: 'yellow' },
+  unchanged: { text: '  in place', format: 'dim' },
 };
 
 function actionCell(change: SlotChange, style: TerminalStyle): string {
-  const text = ACTION_TEXT[change.action];
-  if (change.result === 'failed') return paint(style, 'red', `✖ ${text.slice(2)} failed`);
-  if (change.action === 'add') return paint(style, 'green', text);
-  if (change.action === 'remove') return paint(style, 'yellow', text);
-  if (change.action === 'keep') return paint(style, 'yellow', text);
-  return paint(style, 'dim', text);
+  const { text, format } = ACTION_TEXT[change.action];
+  return change.result === 'failed'
+    ? paint(style, 'red', `✖ ${text.slice(2)} failed`)
+    : paint(style, format, text);
 }
 
 /** The changes as a table; unchanged slots are only counted when there are many. */
-export function renderChanges(changes: readonly SlotChange[], style: TerminalStyle): string[] {
+function renderChanges(changes: readonly SlotChange[], style: TerminalStyle): string[] {
   const shown = changes.length > 12 ? changes.filter((change) => change.action !== 'unchanged') : changes;
   const hidden = changes.length - shown.length;
   const rows = shown.map((change) => [
@@ -94,7 +92,7 @@ export function renderChanges(changes: readonly SlotChange[], style: TerminalSty
 }
 
 /** One closing line: what changed, what failed. */
-export function changesVerdict(changes: readonly SlotChange[], dryRun: boolean): string {
+function changesVerdict(changes: readonly SlotChange[], dryRun: boolean): string {
   const count = (action: SlotChange['action']) =>
     changes.filter((change) => change.action === action && change.result !== 'failed').length;
   const failed = changes.filter((change) => change.result === 'failed').length;
@@ -106,7 +104,7 @@ export function changesVerdict(changes: readonly SlotChange[], dryRun: boolean):
   return `${dryRun ? 'Dry run, nothing was changed: ' : ''}${parts.join(', ')}.`;
 }
 
-export function changesFailed(changes: readonly SlotChange[]): boolean {
+function changesFailed(changes: readonly SlotChange[]): boolean {
   return changes.some((change) => change.result === 'failed');
 }
 

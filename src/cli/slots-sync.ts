@@ -6,7 +6,7 @@ import { applyChanges, checkedSlugs, printChanges, type SlotChange } from './slo
 import { removalBlocker, removalReason } from './slots-remove.ts';
 import { type CommandSpec, type OptionValues, stringValue, UsageError } from './spec.ts';
 
-export const DEFAULT_PATTERN = 'preview-{n}';
+const DEFAULT_PATTERN = 'preview-{n}';
 const MAX_COUNT = 1000;
 
 /** The slots wanted: `--slugs a,b,c`, or `--count n` numbered into `--pattern` (preview-{n}). */

@@ -240,8 +240,8 @@ function leaseText(row: PoolRow): string {
     : `expired ${formatDuration(-row.leaseEndsInMs)} ago`;
 }
 
-/** The pool as a table; `slots list` shows it too. */
-export function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
+/** The pool as a table, one row per slot. */
+function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
   return renderTable(
     ['SLOT', 'STATE', 'HOLDER', 'LEASE', 'DIRTY', 'GENERATION'],
     rows.map((row) => [

@@ -9,7 +9,7 @@ export interface CliResult {
 }
 
 /** The environment of a child: this process's PATH and HOME only, plus `env`; never colour. */
-export function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env };
 }
 

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { INPUTS_WITHOUT_FLAG } from '../../src/cli/inputs.ts';
-import type { CliIO } from '../../src/cli/io.ts';
+import { type CliIO, redactor } from '../../src/cli/io.ts';
 import { COMMANDS, runCli as runInProcess } from '../../src/cli/main.ts';
 import { runCli } from './run-cli.ts';
 
@@ -122,6 +122,13 @@ describe('wrong usage', () => {
       (input) => !flagged.has(input) && !INPUTS_WITHOUT_FLAG.includes(input),
     );
     expect(missing).toEqual([]);
+  });
+});
+
+describe('redactor', () => {
+  it('replaces the tokens from the environment wherever a message quotes them', () => {
+    const redact = redactor({ SEMAPHORE_TOKEN: 'sem-secret-123', CLOUDFLARE_API_TOKEN: 'cf-secret-456' });
+    expect(redact('Bearer sem-secret-123 was refused; cf-secret-456')).toBe('Bearer *** was refused; ***');
   });
 });
 
