@@ -1,6 +1,7 @@
 // The semaphore Worker in a local workerd, through wrangler's programmatic API: for tests, the
 // benchmark and `npm run semaphore`. Listens on 127.0.0.1 only and never reaches the network.
 import { randomBytes } from 'node:crypto';
+import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 export interface LocalSemaphoreOptions {
@@ -26,7 +27,9 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = 'false';
   process.env.WRANGLER_SEND_METRICS = 'false';
   const token = options.token ?? randomBytes(24).toString('base64url');
-  // Imported here so that loading this module (e.g. for its types) does not load all of wrangler.
+  // Wrangler is one 15 MB module: Node's compile cache saves a good part of loading it on every start
+  // after the first. Imported here so that loading this module alone does not load wrangler.
+  enableCompileCache();
   const { unstable_startWorker } = await import('wrangler');
   const worker = await unstable_startWorker({
     config: WORKER_CONFIG,
@@ -39,17 +42,40 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
       logLevel: 'warn',
     },
   });
+  // Wrangler reports a failed start (a busy port, a build error) as an event, and `worker.url` then
+  // never resolves: without this race a failed start would hang instead of failing.
+  const events = worker.raw;
+  let onFailure: (event: unknown) => void = () => {};
+  const failed = new Promise<never>((_resolve, reject) => {
+    onFailure = (event) =>
+      reject(new Error(`the local semaphore did not start: ${describeStartFailure(event)}`));
+    events.on('error', onFailure);
+    events.on('buildFailed', onFailure);
+  });
   try {
-    const url = (await worker.url).origin;
+    const url = (await Promise.race([worker.url, failed])).origin;
     // `worker.url` resolves when wrangler's proxy listens, while the Worker behind it may still be
     // starting (the proxy holds requests meanwhile). Ready means it answers.
-    const health = await fetch(`${url}/api/health`);
+    const health = await Promise.race([fetch(`${url}/api/health`), failed]);
     await health.body?.cancel();
     if (!health.ok)
       throw new Error(`the local semaphore answered GET /api/health with HTTP ${health.status}`);
     return { url, token, stop: () => worker.dispose() };
   } catch (error) {
-    await worker.dispose();
+    // Not worker.dispose(): it first waits for the proxy to be ready, which a failed start never is.
+    await events.teardown();
     throw error;
+  } finally {
+    events.off('error', onFailure);
+    events.off('buildFailed', onFailure);
   }
+}
+
+function describeStartFailure(event: unknown): string {
+  if (event instanceof Error) return event.message;
+  const { reason, cause } = (event ?? {}) as { reason?: unknown; cause?: unknown };
+  const detail = cause instanceof Error ? cause.message : undefined;
+  return (
+    [reason, detail].filter((part) => typeof part === 'string' && part !== '').join(': ') || String(event)
+  );
 }

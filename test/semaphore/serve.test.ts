@@ -99,21 +99,28 @@ const envWith = (token: string | undefined): NodeJS.ProcessEnv => {
 };
 
 describe('npm run semaphore', () => {
-  it('refuses bad usage with one line and the usage, exit code 2', () => {
-    for (const args of [
-      [],
-      ['--port'],
-      ['--port', 'abc'],
-      ['--port', '70000'],
-      ['--bogus'],
-      ['--port', '1', 'x'],
-    ]) {
-      const result = spawnSync(process.execPath, [SERVE, ...args], {
-        encoding: 'utf8',
-        env: envWith(undefined),
+  it('refuses bad usage with one line and the usage, exit code 2', async () => {
+    const cases = [[], ['--port', 'abc'], ['--port', '70000'], ['--bogus']];
+    const results = await Promise.all(
+      cases.map(async (args) => {
+        const child = spawn(process.execPath, [SERVE, ...args], { env: envWith(undefined) });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          output += `stdout: ${chunk}`;
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          output += chunk;
+        });
+        const [status] = await once(child, 'exit');
+        return { args, status, output };
+      }),
+    );
+    for (const result of results) {
+      expect(result).toEqual({
+        args: result.args,
+        status: 2,
+        output: expect.stringMatching(/^semaphore: .+\nusage: npm run semaphore -- --port <port>.*\n$/),
       });
-      expect({ args, status: result.status, stdout: result.stdout }).toEqual({ args, status: 2, stdout: '' });
-      expect(result.stderr).toMatch(/^semaphore: .+\nusage: npm run semaphore -- --port <port>/);
     }
   });
 
@@ -130,6 +137,15 @@ describe('npm run semaphore', () => {
       holder: 'pr-5',
       leaseMs: 3_600_000,
     });
+
+    // A second server on the same port fails at once with the reason, instead of waiting forever.
+    const port = new URL(first.url).port;
+    const clash = spawnSync(process.execPath, [SERVE, '--port', port], {
+      encoding: 'utf8',
+      env: envWith('x'),
+    });
+    expect({ status: clash.status, stdout: clash.stdout }).toEqual({ status: 1, stdout: '' });
+    expect(clash.stderr).toContain(`semaphore: could not start: Address already in use (127.0.0.1:${port})`);
 
     const pid = first.child.pid ?? 0;
     const children = await descendants(pid);
@@ -152,5 +168,5 @@ describe('npm run semaphore', () => {
       data: { n: 1 },
     });
     expect(await stop(second)).toBe(0);
-  });
+  }, 120_000); // three starts of wrangler and workerd: room for a busy machine
 });

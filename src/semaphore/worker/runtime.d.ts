@@ -11,7 +11,6 @@ declare module 'cloudflare:workers' {
 
 interface DurableObjectState {
   readonly storage: DurableObjectStorage;
-  blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
 }
 
 interface DurableObjectStorage {
@@ -30,9 +29,6 @@ interface SqlStorage {
 
 interface SqlStorageCursor<T extends Record<string, SqlStorageValue>> {
   toArray(): T[];
-  one(): T;
-  readonly rowsWritten: number;
-  [Symbol.iterator](): IterableIterator<T>;
 }
 
 /** An RPC stub: every public method of the Durable Object class, answering through a promise. */
