@@ -9,6 +9,7 @@ import {
   type TwinRequestRecord,
   type TwinStateDump,
 } from './account.ts';
+import { candidateHandlers } from './dispatch.ts';
 import { fail } from './envelope.ts';
 import { API_PREFIX } from './gate.ts';
 import { createTwinHandlers } from './handlers.ts';
@@ -85,8 +86,9 @@ function serveWith(handlers: HttpHandler[], origin: () => string) {
   return async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const request = await toRequest(req, origin());
+      const candidates = candidateHandlers(handlers, request.method, new URL(request.url).pathname);
       const response =
-        (await getResponse(handlers, request)) ??
+        (await getResponse(candidates, request)) ??
         fail(404, 7003, `No route for the URI: ${new URL(request.url).pathname}`);
       await writeResponse(res, response);
     } catch (error) {
