@@ -47,8 +47,7 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
   const events = worker.raw;
   let onFailure: (event: unknown) => void = () => {};
   const failed = new Promise<never>((_resolve, reject) => {
-    onFailure = (event) =>
-      reject(new Error(`the local semaphore did not start: ${describeStartFailure(event)}`));
+    onFailure = (event) => reject(new Error(describeStartFailure(event)));
     events.on('error', onFailure);
     events.on('buildFailed', onFailure);
   });
@@ -63,7 +62,8 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
     return { url, token, stop: () => worker.dispose() };
   } catch (error) {
     // Not worker.dispose(): it first waits for the proxy to be ready, which a failed start never is.
-    await events.teardown();
+    // Teardown rethrows the start failure itself; `error` already says what went wrong.
+    await events.teardown().catch(() => undefined);
     throw error;
   } finally {
     events.off('error', onFailure);
