@@ -1,0 +1,212 @@
+// The benchmark's results (written to bench/results.json, fields described in bench/README.md) and
+// the table printed from them.
+import type { ColdStartResult } from './measure-cold-start.ts';
+import { type PerSlotResult, type QuietResult, STEP_ROWS } from './measure-demo.ts';
+import {
+  CLOUDFLARE_LATENCY_MS,
+  DEFAULT_RATE,
+  type LatencyResult,
+  SEMAPHORE_LATENCY_MS,
+} from './measure-latency.ts';
+import type { ScaleResult } from './measure-scale.ts';
+import type { TodayResult } from './measure-today.ts';
+import { formatBytes, formatCount, formatMs, formatPerSlot, formatRatio, renderTable } from './table.ts';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface BenchResults {
+  startedAt: string;
+  durationMs: number;
+  /** `loadAverage`: the 1-minute load at the start and the end; timings on a busy machine run long. */
+  machine: { cpus: number; node: string; platform: string; loadAverage: { start: number; end: number } };
+  quietSweep: QuietResult;
+  perSlot: PerSlotResult;
+  sweepTime: LatencyResult & { ratio: number; ratioToLowerBound: number };
+  coldStart: ColdStartResult;
+  scale: ScaleResult;
+  today: TodayResult & { wallRatio: number; requestRatio: number };
+  checks: Check[];
+}
+
+const STEP_LABEL: Record<(typeof STEP_ROWS)[number], string> = {
+  compute: 'compute (Worker, DO)',
+  d1: 'D1',
+  kv: 'KV',
+  r2: 'R2',
+  resolution: 'name resolution',
+};
+
+/** Why preview-gc spends more than the bound on a kind, as far as the measured calls show it. */
+function whyAbove(kind: (typeof STEP_ROWS)[number], perSlot: PerSlotResult): string {
+  switch (kind) {
+    case 'd1':
+      return 'a COUNT(*) batch before the DELETE batch (the DELETEs report the same counts)';
+    case 'resolution':
+      return perSlot.cloudflareByKind['r2.buckets.list']
+        ? 'an R2 bucket listing, only to check that the buckets exist (the lifecycle read would answer 404)'
+        : 'a listing paged more than the bound assumes';
+    default:
+      return `see cloudflare.byKind in results.json: ${JSON.stringify(perSlot.cloudflareByKind)}`;
+  }
+}
+
+function perSlotRows(perSlot: PerSlotResult): string[][] {
+  const slots = perSlot.slotsReclaimed;
+  const rows = STEP_ROWS.map((kind) => {
+    const measured = perSlot.cloudflareByStep[kind] / slots;
+    const bound = perSlot.lowerBoundPerSlot[kind] / (kind === 'resolution' ? slots : 1);
+    const above = measured - bound;
+    return [
+      STEP_LABEL[kind],
+      formatPerSlot(measured),
+      formatPerSlot(bound),
+      above > 1e-9 ? `+${formatPerSlot(above)}` : '',
+      above > 1e-9 ? whyAbove(kind, perSlot) : '',
+    ];
+  });
+  const total = STEP_ROWS.reduce((sum, kind) => sum + perSlot.cloudflareByStep[kind], 0) / slots;
+  const totalBound = STEP_ROWS.reduce(
+    (sum, kind) => sum + perSlot.lowerBoundPerSlot[kind] / (kind === 'resolution' ? slots : 1),
+    0,
+  );
+  rows.push([
+    'Cloudflare, all',
+    formatPerSlot(total),
+    formatPerSlot(totalBound),
+    `+${formatPerSlot(total - totalBound)}`,
+    '',
+  ]);
+
+  const calls = perSlot.semaphoreByCall;
+  const semaphore = Object.values(calls).reduce((sum, count) => sum + count, 0) / slots;
+  const renews = (calls.renew ?? 0) / slots;
+  const lists = calls.list ?? 0;
+  rows.push([
+    'semaphore',
+    formatPerSlot(semaphore),
+    formatPerSlot(perSlot.semaphoreLowerBound / slots),
+    `+${formatPerSlot(semaphore - perSlot.semaphoreLowerBound / slots)}`,
+    `${formatPerSlot(renews)} renews a slot (the fence before each erase step, invariant 4); ${lists} pool listings a run (the 2nd one for the report)`,
+  ]);
+  return rows;
+}
+
+export function renderResults(results: BenchResults): string {
+  const { quietSweep, perSlot, sweepTime, coldStart, scale, today } = results;
+  const sections: string[] = [];
+  sections.push(
+    `preview-gc benchmark: ${results.machine.cpus} cores, Node ${results.machine.node}, ${results.startedAt}, took ${formatMs(results.durationMs)} (1-minute load average ${results.machine.loadAverage.start.toFixed(1)} at the start, ${results.machine.loadAverage.end.toFixed(1)} at the end)`,
+  );
+
+  sections.push(
+    `1. Quiet sweep: gc on a pool with nothing to do (two live leases, the rest clean)\n${renderTable(
+      ['requests', 'measured', 'goal'],
+      [
+        ['semaphore', formatCount(quietSweep.semaphoreRequests), '1'],
+        ['Cloudflare', formatCount(quietSweep.cloudflareRequests), '0'],
+      ],
+    )}`,
+  );
+
+  sections.push(
+    `2. Requests per reclaimed slot: demo pool, ${perSlot.slotsReclaimed} slots reclaimed (3 expired, 2 dirty); each slot a Worker with 3 DO classes (1 container-backed), D1 with 5 tables of rows, KV with 1,500 keys, 2 R2 buckets\n${renderTable(
+      ['kind', 'preview-gc', 'lower bound', 'above', 'why'],
+      perSlotRows(perSlot),
+    )}\n   Lower bound: compute 1 upload; D1 list tables + 1 batched delete; KV 1 listing per 1,000 keys + 1 empty + 1 bulk delete per 10,000; R2 1 read per bucket + 1 write if the rules change; name listings (Workers, D1, KV, DO namespaces, containers) once per run, shared by the slots; semaphore 1 listing per run + acquire and release per slot.`,
+  );
+
+  sections.push(
+    `3. Sweep time: ${sweepTime.slots} expired slots, +${CLOUDFLARE_LATENCY_MS} ms on every Cloudflare call, +${SEMAPHORE_LATENCY_MS} ms on every semaphore call, requests-per-second ${sweepTime.requestsPerSecond} (so the pacer never waits)\n${renderTable(
+      ['', 'value'],
+      [
+        ['wall time (spawn to exit)', formatMs(sweepTime.wallMs)],
+        ['run time in the report', formatMs(sweepTime.reportDurationMs)],
+        [
+          'requests (Cloudflare + semaphore)',
+          `${sweepTime.cloudflareRequests} + ${sweepTime.semaphoreRequests}`,
+        ],
+        ['sequential bound (those requests x latency)', formatMs(sweepTime.sequentialMs)],
+        ['ratio wall / sequential bound', formatRatio(sweepTime.ratio)],
+        ['sequential bound of the lower-bound requests', formatMs(sweepTime.sequentialLowerBoundMs)],
+        ['ratio wall / that', formatRatio(sweepTime.ratioToLowerBound)],
+        [
+          `at the default ${DEFAULT_RATE} requests/s (computed: requests / ${DEFAULT_RATE})`,
+          `~${formatMs(sweepTime.defaultRateEstimateMs)}`,
+        ],
+      ],
+    )}`,
+  );
+
+  sections.push(
+    `4. Cold start: process start of node dist/index.js to its first outbound request\n${renderTable(
+      ['', 'value'],
+      [
+        [`median of ${coldStart.runs}`, formatMs(coldStart.medianMs)],
+        ['min / max', `${formatMs(coldStart.minMs)} / ${formatMs(coldStart.maxMs)}`],
+        ['bundle dist/index.js', formatBytes(coldStart.bundleBytes)],
+      ],
+    )}`,
+  );
+
+  sections.push(
+    `5. Scale: ${formatCount(scale.slots)} expired slots, ${formatCount(scale.kvKeys)} KV keys in all; the twin enforces ${formatCount(scale.rateLimit.requests)} requests per ${formatMs(scale.rateLimit.windowMs)} (the real 5-minute limit, time ${scale.timeScale}x faster), requests-per-second ${scale.requestsPerSecond} (the default 3, same scale)\n${renderTable(
+      ['', 'value'],
+      [
+        ['wall time (time-scaled)', formatMs(scale.wallMs)],
+        [
+          `pacing floor (Cloudflare requests / ${scale.requestsPerSecond} per s)`,
+          formatMs((scale.cloudflareRequests / scale.requestsPerSecond) * 1000),
+        ],
+        [
+          `in real time at ${DEFAULT_RATE}/s (computed: requests / ${DEFAULT_RATE})`,
+          `~${formatMs((scale.cloudflareRequests / DEFAULT_RATE) * 1000)}`,
+        ],
+        [
+          'requests (Cloudflare + semaphore)',
+          `${formatCount(scale.cloudflareRequests)} + ${formatCount(scale.semaphoreRequests)}`,
+        ],
+        ['Cloudflare requests per slot', formatPerSlot(scale.cloudflareRequests / scale.slots)],
+        [
+          'busiest limit window',
+          `${formatCount(scale.busiestWindow)} of ${formatCount(scale.rateLimit.requests)}`,
+        ],
+        ['429 answers', formatCount(scale.rateLimited)],
+        ['peak RSS of the action', scale.peakRssBytes === null ? 'n/a' : formatBytes(scale.peakRssBytes)],
+      ],
+    )}`,
+  );
+
+  sections.push(
+    `6. Against today's way: the same ${today.slots}-slot erase by bench/today.sh (${today.wranglerCommands} wrangler commands), same twin, same +${CLOUDFLARE_LATENCY_MS} ms latency\n${renderTable(
+      ['', "today's way", 'preview-gc', 'ratio today / preview-gc'],
+      [
+        ['wall time', formatMs(today.wallMs), formatMs(sweepTime.wallMs), formatRatio(today.wallRatio)],
+        [
+          'Cloudflare requests',
+          formatCount(today.cloudflareRequests),
+          formatCount(sweepTime.cloudflareRequests),
+          formatRatio(today.requestRatio),
+        ],
+        ['semaphore requests', '0 (no lease)', formatCount(sweepTime.semaphoreRequests), ''],
+        [
+          'Durable Object classes left live',
+          formatCount(today.liveClassesLeft),
+          `${formatCount(sweepTime.liveClassesLeft)} (container-backed, kept by design)`,
+          '',
+        ],
+      ],
+    )}\n   Same rows, keys and R2 rules left behind by both (checked). today.sh takes no lease, does no fencing, stops at the first 429, and parks no compute.`,
+  );
+
+  sections.push(
+    `Checks\n${renderTable(
+      ['check', 'result', 'detail'],
+      results.checks.map((check) => [check.name, check.ok ? 'ok' : 'FAILED', check.detail]),
+    )}`,
+  );
+  return `${sections.join('\n\n')}\n`;
+}

@@ -1,0 +1,112 @@
+// `npm run bench`: measures the bundled action (dist/index.js) against the local semaphore and the
+// Cloudflare API twin, all on 127.0.0.1, prints a table and writes bench/results.json. Exits 1 when
+// dist/ is stale, a measurement could not run, or a goal is missed. See bench/README.md.
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
+import { staleDistFiles } from '../scripts/check-dist.ts';
+import { measureColdStart } from './measure-cold-start.ts';
+import { measureDemo } from './measure-demo.ts';
+import { measureLatency } from './measure-latency.ts';
+import { measureScale } from './measure-scale.ts';
+import { measureToday } from './measure-today.ts';
+import { type BenchResults, type Check, renderResults } from './report.ts';
+import { type BenchStack, startBenchStack } from './stack.ts';
+import { formatCount } from './table.ts';
+
+const RESULTS_PATH = new URL('./results.json', import.meta.url).pathname;
+
+function progress(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+async function measureAll(): Promise<BenchResults> {
+  const startedAt = new Date();
+  const clock = performance.now();
+  const loadAtStart = loadavg()[0] ?? 0;
+
+  progress('cold start (10 runs of node dist/index.js)…');
+  const coldStart = await measureColdStart();
+
+  progress('starting the local semaphore…');
+  const stack = await startBenchStack();
+  let measured: Awaited<ReturnType<typeof measureRest>>;
+  try {
+    measured = await measureRest(stack);
+  } finally {
+    await stack.stop();
+  }
+
+  progress("today's way: bench/today.sh with wrangler (about 46 wrangler starts)…");
+  const todayRun = await measureToday(measured.latency.dataLeft);
+  const sweepTime = measured.latency.result;
+  const { quiet, perSlot } = measured.demo;
+  const { scale } = measured;
+
+  const checks: Check[] = [
+    {
+      name: 'quiet sweep: 1 semaphore and 0 Cloudflare requests',
+      ok: quiet.goalMet,
+      detail: `${quiet.semaphoreRequests} and ${quiet.cloudflareRequests}`,
+    },
+    {
+      name: 'scale: no 429 from our own traffic',
+      ok: scale.rateLimited === 0,
+      detail: `${formatCount(scale.rateLimited)} answers 429`,
+    },
+    {
+      name: "today's way leaves the same data as preview-gc",
+      ok: todayRun.sameDataLeft,
+      detail: todayRun.sameDataLeft
+        ? 'D1 rows, KV keys and R2 rules compared slot by slot'
+        : 'they differ: see today.dataLeft and today.previewDataLeft in results.json',
+    },
+  ];
+  return {
+    startedAt: startedAt.toISOString(),
+    durationMs: performance.now() - clock,
+    machine: {
+      cpus: availableParallelism(),
+      node: process.version,
+      platform: process.platform,
+      loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+    },
+    quietSweep: quiet,
+    perSlot,
+    sweepTime: {
+      ...sweepTime,
+      ratio: sweepTime.wallMs / sweepTime.sequentialMs,
+      ratioToLowerBound: sweepTime.wallMs / sweepTime.sequentialLowerBoundMs,
+    },
+    coldStart,
+    scale,
+    today: {
+      ...todayRun,
+      wallRatio: todayRun.wallMs / sweepTime.wallMs,
+      requestRatio: todayRun.cloudflareRequests / sweepTime.cloudflareRequests,
+    },
+    checks,
+  };
+}
+
+async function measureRest(stack: BenchStack) {
+  progress('demo pool: requests per reclaimed slot, then the quiet sweep…');
+  const demo = await measureDemo(stack);
+  progress('nine expired slots with +50 ms / +20 ms latency…');
+  const latency = await measureLatency(stack);
+  progress('scale: 200 slots, 100,000 KV keys, time-scaled account limit…');
+  const scale = await measureScale(stack);
+  return { demo, latency, scale };
+}
+
+const stale = await staleDistFiles('dist');
+if (stale.includes('index.js')) {
+  process.stderr.write(
+    "bench: dist/index.js is not what the source builds; run 'npm run bundle' first (the bench measures dist/).\n",
+  );
+  process.exit(1);
+}
+const results = await measureAll();
+await writeFile(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(renderResults(results));
+process.stdout.write(`\nWrote ${RESULTS_PATH}\n`);
+if (results.checks.some((check) => !check.ok)) process.exitCode = 1;
