@@ -11,8 +11,8 @@ export interface EraseRequest {
 }
 
 export interface EraseOutcome {
-  /** `complete`: every step verified; only then is a slot released clean. `partial`: some steps left out on purpose. */
-  status: 'complete' | 'partial' | 'fenced' | 'deferred' | 'failed' | 'aborted';
+  /** `complete`: every step verified; only then is a slot released clean. */
+  status: 'complete' | 'fenced' | 'deferred' | 'failed' | 'aborted';
   steps: EraseStepReport[];
   requests: number;
   /** What went wrong, for a person. */

@@ -33,7 +33,6 @@ const gcOutcomeOf: OutcomeOfErase = (erase) => {
         problem: 'forced away by someone during the erase; stopped before the next step',
       };
     case 'deferred':
-    case 'partial':
       return {
         outcome: 'deferred',
         problem: erase.problem ?? 'out of request budget or time; the next sweep goes on',

@@ -6,16 +6,16 @@ export function formatDuration(ms: number): string {
   if (abs < 1000) return `${Math.round(abs)} ms`;
   const seconds = Math.round(abs / 1000);
   if (seconds < 60) return `${seconds} s`;
+  // Round once, at the unit shown last, then split: 3 h 59 min 59 s is "4 h", never "3 h 60 min".
   const minutes = Math.round(abs / 60_000);
   if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(abs / 3_600_000);
-  if (hours < 48) {
-    const rest = Math.round((abs - hours * 3_600_000) / 60_000);
-    return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
-  }
-  const days = Math.floor(abs / 86_400_000);
-  const restHours = Math.round((abs - days * 86_400_000) / 3_600_000);
-  return restHours === 0 ? `${days} d` : `${days} d ${restHours} h`;
+  if (minutes < 48 * 60) return joinUnits(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+  const hours = Math.round(abs / 3_600_000);
+  return joinUnits(Math.floor(hours / 24), 'd', hours % 24, 'h');
+}
+
+function joinUnits(major: number, majorUnit: string, minor: number, minorUnit: string): string {
+  return minor === 0 ? `${major} ${majorUnit}` : `${major} ${majorUnit} ${minor} ${minorUnit}`;
 }
 
 export function formatCount(n: number): string {

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration } from '../../src/report/format.ts';
+
+describe('formatDuration', () => {
+  it.each([
+    [950, '950 ms'],
+    [12_400, '12 s'],
+    [59_600, '1 min'],
+    [4 * 60_000, '4 min'],
+    [3 * 3_600_000 + 20 * 60_000, '3 h 20 min'],
+    [4 * 3_600_000 - 1_000, '4 h'],
+    [2 * 3_600_000, '2 h'],
+    [2 * 86_400_000 + 5 * 3_600_000, '2 d 5 h'],
+    [3 * 86_400_000 - 60_000, '3 d'],
+    [-90_000, '2 min'],
+  ])('%d ms reads "%s"', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
