@@ -20,11 +20,11 @@ export function escapeMarkdown(text: string): string {
     text
       // Control characters would break lines or the terminal; show them as the replacement mark.
       .replace(CONTROL_CHARACTERS, '\ufffd')
-      // Markdown punctuation that can start emphasis, code, links, tables or headings mid-line;
-      // ':' too, so a holder like https://… does not become an autolink.
-      .replace(/[\\`*_[\]|~#:]/g, '\\$&')
-      // After the backslashes: the entities' own '#' must stay unescaped.
-      .replace(/[&<>"']/g, (char) => HTML_ENTITIES[char] ?? char)
+      // Markdown punctuation that can start emphasis, code, links, tables or headings mid-line.
+      .replace(/[\\`*_[\]|~#]/g, '\\$&')
+      // A holder like https://… must not become an autolink.
+      .replace(/:\/\//g, '\\://')
+      .replace(/[&<>]/g, (char) => HTML_ENTITIES[char] ?? char)
       // An @mention in a summary would notify somebody; a zero-width joiner defuses it.
       .replace(/@/g, '@\u200d')
   );

@@ -126,10 +126,17 @@ function failures(report: RunReport): string[] {
   const lines = ['### What needs attention', ''];
   for (const slot of needingAPerson) {
     lines.push(`**${inlineCode(slot.slug)} ${OUTCOME_LABEL[slot.outcome]}.** ${esc(slot.problem ?? '')}`);
-    if (slot.nextStep !== undefined) lines.push('', '```sh', escapeCodeBlock(slot.nextStep), '```');
+    if (slot.nextStep !== undefined) lines.push('', ...nextStepLines(slot.nextStep));
     lines.push('');
   }
   return lines;
+}
+
+/** A command goes in a code block to copy; advice is a sentence. */
+function nextStepLines(nextStep: string): string[] {
+  return nextStep.startsWith('preview-gc ')
+    ? ['```sh', escapeCodeBlock(nextStep), '```']
+    : [`**Next:** ${esc(nextStep)}`];
 }
 
 function leaseCell(row: PoolRow): string {

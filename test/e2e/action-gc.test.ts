@@ -1,6 +1,7 @@
 // The bundled action against the real semaphore (workerd) and the Cloudflare twin over loopback, on
 // the nine-slot demo pool: three expired leases (one whose erase keeps failing, one re-leased between
 // the listing and the acquire), two live, two available and dirty, two clean.
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO_CONFIG_PATH,
@@ -133,6 +134,8 @@ describe('gc, end to end', () => {
     const run = await runAction(inputs());
     proxy.hooks.afterUpstream = undefined;
     twin.faults.clear();
+    // `npm run example-summary` keeps docs/example-summary.md equal to what this run posts.
+    if (process.env.PREVIEW_GC_EXAMPLE_SUMMARY) await writeFile(process.env.PREVIEW_GC_EXAMPLE_SUMMARY, run.summary);
 
     const report = JSON.parse(run.outputs.report ?? '{}');
     const outcomes = Object.fromEntries(

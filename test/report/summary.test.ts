@@ -107,6 +107,17 @@ describe('renderSummary', () => {
     expect(markdown).toContain('```sh\npreview-gc release --slot preview-1 --lease-id 6f1c\n```');
   });
 
+  it('writes advice that is not a command as a sentence', () => {
+    const failed = slotReport({
+      outcome: 'erase-failed',
+      problem: 'D1 answered 500',
+      nextStep: 'The next sweep retries.',
+    });
+    const markdown = renderSummary(report({ slots: [failed] }));
+    expect(markdown).toContain('**Next:** The next sweep retries.');
+    expect(markdown).not.toContain('```sh');
+  });
+
   it('escapes hostile holder names, slugs and messages', () => {
     const hostile = slotReport({
       slug: 'preview-1|x',
