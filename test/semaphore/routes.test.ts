@@ -62,6 +62,14 @@ describe('auth', () => {
   });
 });
 
+describe('local server', () => {
+  it('fails to start on a busy port with the reason, instead of waiting forever', async () => {
+    const port = Number(new URL(semaphore.url).port);
+    await expect(startLocalSemaphore({ port })).rejects.toThrow(`Address already in use (127.0.0.1:${port})`);
+    expect((await raw(semaphore, 'GET', '/api/health')).status).toBe(200);
+  });
+});
+
 describe('request checks', () => {
   it('answers 413 for a body over 64 KiB, before validating it', async () => {
     const huge = { type: 'Not Valid', data: { blob: 'x'.repeat(70_000) } };

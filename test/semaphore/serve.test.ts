@@ -1,6 +1,6 @@
 // `npm run semaphore` as a user runs it: a child process that prints one ready line, serves the protocol,
 // keeps its state with --persist across a restart, and leaves no workerd behind on SIGTERM.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -138,15 +138,6 @@ describe('npm run semaphore', () => {
       leaseMs: 3_600_000,
     });
 
-    // A second server on the same port fails at once with the reason, instead of waiting forever.
-    const port = new URL(first.url).port;
-    const clash = spawnSync(process.execPath, [SERVE, '--port', port], {
-      encoding: 'utf8',
-      env: envWith('x'),
-    });
-    expect({ status: clash.status, stdout: clash.stdout }).toEqual({ status: 1, stdout: '' });
-    expect(clash.stderr).toContain(`semaphore: could not start: Address already in use (127.0.0.1:${port})`);
-
     const pid = first.child.pid ?? 0;
     const children = await descendants(pid);
     expect(children.length).toBeGreaterThan(0);
@@ -168,5 +159,5 @@ describe('npm run semaphore', () => {
       data: { n: 1 },
     });
     expect(await stop(second)).toBe(0);
-  }, 120_000); // three starts of wrangler and workerd: room for a busy machine
+  }, 120_000); // two starts of wrangler and workerd: room for a busy machine
 });
