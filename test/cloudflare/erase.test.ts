@@ -325,6 +325,37 @@ describe('durable-objects: keep', () => {
       .state()
       .durableObjectNamespaces.filter((namespace) => namespace.script === `app-${slug}`);
     expect(namespaces.map((namespace) => namespace.objects)).toEqual([1, 1, 1]);
+
+    // The parked tag tells the next erase there is nothing left to do.
+    twin.resetRequests();
+    const again = await eraseInNewRun(twin, slotResources(slug, config));
+    expect(again.result.steps[0]).toMatchObject({ status: 'unchanged' });
+    expect(twin.requests().filter((request) => request.method !== 'GET')).toEqual([]);
+  });
+});
+
+describe('a Worker on declarative exports', () => {
+  it('tombstones its classes with exports entries, keeps the container class, and parks only once', async () => {
+    const slug = 'preview-10';
+    const seed = slotSeed(slug, { kvKeys: 20 });
+    const [worker] = seed.workers ?? [];
+    twin.seed({
+      ...seed,
+      workers: worker ? [{ ...worker, migrationTag: undefined, exportsMode: true }] : [],
+    });
+    const config = 'pool: p\nresources:\n  workers:\n    - name: app-{slot}\n      durable-objects: park\n';
+
+    const first = await eraseInNewRun(twin, slotResources(slug, config));
+    expect(first.result.steps[0]).toMatchObject({ status: 'done', details: { mode: 'exports' } });
+    expect(workerOf(`app-${slug}`)).toMatchObject({
+      tombstonedClasses: ['Room', 'Agent'],
+      liveClasses: ['Sandbox'],
+    });
+
+    twin.resetRequests();
+    const second = await eraseInNewRun(twin, slotResources(slug, config));
+    expect(second.result.steps[0]).toMatchObject({ status: 'unchanged' });
+    expect(twin.requests().filter((request) => request.method !== 'GET')).toEqual([]);
   });
 });
 

@@ -163,6 +163,7 @@ export class TwinAccount {
       etag: randomUUID().replaceAll('-', ''),
       migrationTag: w.migrationTag,
       exportsMode: w.exportsMode ?? false,
+      tags: [],
       classes,
       bindings,
       modules: [

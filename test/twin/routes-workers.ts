@@ -35,6 +35,14 @@ function scriptView(script: WorkerScript) {
     compatibility_flags: script.compatibilityFlags,
   };
   if (script.migrationTag !== undefined) view.migration_tag = script.migrationTag;
+  view.tags = script.tags;
+  // Like the API, the list shows live declarative exports (tombstones omitted) of an exports-mode script.
+  if (script.exportsMode) {
+    const live = [...script.classes.values()].filter((c) => c.state === 'live');
+    view.exports = Object.fromEntries(
+      live.map((c) => [c.name, { type: 'durable-object', storage: c.sqlite ? 'sqlite' : 'kv' }]),
+    );
+  }
   return view;
 }
 

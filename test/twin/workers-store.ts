@@ -26,6 +26,8 @@ export interface WorkerScript {
   etag: string;
   migrationTag: string | undefined;
   exportsMode: boolean;
+  /** Script tags from the last upload's metadata (the script list shows them). */
+  tags: string[];
   classes: Map<string, DoClass>;
   /** Every binding of the last upload, as sent. */
   bindings: Record<string, unknown>[];

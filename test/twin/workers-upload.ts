@@ -41,6 +41,7 @@ export const uploadMetadataSchema = z.looseObject({
   keep_bindings: z.array(z.string()).optional(),
   migrations: migrationsSchema.optional(),
   exports: z.record(z.string(), exportEntrySchema).optional(),
+  tags: z.array(z.string()).optional(),
 });
 export type UploadMetadata = z.infer<typeof uploadMetadataSchema>;
 type Step = z.infer<typeof stepSchema>;
@@ -290,6 +291,7 @@ export function applyUpload(
     etag: crypto.randomUUID().replaceAll('-', ''),
     migrationTag,
     exportsMode: previous?.exportsMode === true || metadata.exports !== undefined,
+    tags: metadata.tags ?? previous?.tags ?? [],
     classes: draft.classes,
     bindings: rawBindings,
     modules: code,
