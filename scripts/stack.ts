@@ -59,4 +59,6 @@ const environment = [
   `CLOUDFLARE_ACCOUNT_ID=${twin.accountId}`,
 ].join('\n');
 if (values['env-file'] !== undefined) await appendFile(values['env-file'], `${environment}\n`);
-process.stdout.write(`${environment}\nstack ready: the demo pool 'preview-slot' has 9 slots; Ctrl-C stops it\n`);
+process.stdout.write(
+  `${environment}\nstack ready: the demo pool 'preview-slot' has 9 slots; Ctrl-C stops it\n`,
+);

@@ -135,7 +135,8 @@ describe('gc, end to end', () => {
     proxy.hooks.afterUpstream = undefined;
     twin.faults.clear();
     // `npm run example-summary` keeps docs/example-summary.md equal to what this run posts.
-    if (process.env.PREVIEW_GC_EXAMPLE_SUMMARY) await writeFile(process.env.PREVIEW_GC_EXAMPLE_SUMMARY, run.summary);
+    if (process.env.PREVIEW_GC_EXAMPLE_SUMMARY)
+      await writeFile(process.env.PREVIEW_GC_EXAMPLE_SUMMARY, run.summary);
 
     const report = JSON.parse(run.outputs.report ?? '{}');
     const outcomes = Object.fromEntries(
