@@ -1,5 +1,6 @@
 // One report object per run. It drives everything the run shows: the job summary, the outputs, the
 // annotations and the CLI's terminal output. It is plain data so it serialises to the `report` output.
+import type { PacerUsage } from '../cloudflare/pacer.ts';
 import type { Command } from '../config/settings.ts';
 
 export type SlotOutcome =
@@ -68,15 +69,8 @@ export interface PoolRow {
   lastHolder: string | null;
 }
 
-export interface ApiUsageReport {
-  requests: number;
-  byKind: Record<string, number>;
-  rateLimited: number;
-  retries: number;
-  waitedMs: number;
-  budget: number;
-  budgetLeft: number;
-}
+/** Cloudflare API usage of the run, as the pacer counted it. */
+export type ApiUsageReport = PacerUsage;
 
 export interface RunReport {
   command: Command;

@@ -4,32 +4,12 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { RunReport, SlotOutcome, SlotReport } from '../../src/report/model.ts';
 import { renderTable, renderTerminalReport, wantsColor } from '../../src/report/terminal.ts';
+import { slotReport } from '../support/report-fixtures.ts';
 
 const PLAIN = { color: false };
 
 function slot(slug: string, outcome: SlotOutcome, extra: Partial<SlotReport> = {}): SlotReport {
-  return {
-    slug,
-    previousHolder: 'pr-1592',
-    reason: 'expired',
-    waitingMs: 2 * 3_600_000,
-    outcome,
-    erase: {
-      status: 'complete',
-      requests: 3,
-      steps: [
-        {
-          kind: 'd1',
-          resource: `shop-${slug}-db`,
-          status: 'done',
-          summary: 'deleted 210 rows in 5 tables',
-          requests: 1,
-        },
-      ],
-    },
-    durationMs: 1_500,
-    ...extra,
-  };
+  return slotReport({ slug, outcome, waitingMs: 2 * 3_600_000, durationMs: 1_500, ...extra });
 }
 
 const gcReport: RunReport = {
@@ -114,7 +94,7 @@ describe('renderTerminalReport', () => {
     expect(row).toMatch(/^ {2}preview-1 +pr-1592 +2 h \(expired\) +✔ reclaimed +2 s$/);
     expect(row.indexOf('pr-1592')).toBe(header.indexOf('PREVIOUS HOLDER'));
     expect(row.indexOf('✔ reclaimed')).toBe(header.indexOf('OUTCOME'));
-    expect(lines[lines.indexOf(row) + 1]).toBe('      shop-preview-1-db: deleted 210 rows in 5 tables');
+    expect(lines[lines.indexOf(row) + 1]).toBe('      shop-preview-1-db: deleted 1,204 rows in 5 tables');
     expect(text).toContain('2 more slots qualified and wait for the next run (--max-slots).');
   });
 

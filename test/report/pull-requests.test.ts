@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/report/model.ts';
 import { labelPullRequests } from '../../src/report/pull-requests.ts';
 import { renderSummary } from '../../src/report/summary.ts';
+import { runReport, slotReport } from '../support/report-fixtures.ts';
 
 /** A loopback stand-in for the GitHub REST API's "get a pull request". */
 const PULLS: Record<string, unknown> = {
@@ -29,29 +30,12 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function report(holders: string[]): RunReport {
-  return {
-    command: 'gc',
-    dryRun: false,
-    pool: 'preview-slot',
-    startedAt: '2026-11-30T00:00:00.000Z',
-    durationMs: 1,
-    problems: [],
-    leftForNextRun: 0,
-    expired: holders.length,
-    slots: holders.map((holder, i) => ({
-      slug: `preview-${i + 1}`,
-      previousHolder: holder,
-      reason: 'expired',
-      waitingMs: 1,
-      outcome: 'reclaimed',
-      erase: null,
-      durationMs: 1,
-    })),
+  return runReport({
     poolAfter: null,
-    semaphoreRequests: 1,
-    cloudflare: null,
-    repository: { serverUrl: 'https://github.com', nameWithOwner: 'acme/shop' },
-  };
+    slots: holders.map((holder, i) =>
+      slotReport({ slug: `preview-${i + 1}`, previousHolder: holder, erase: null }),
+    ),
+  });
 }
 
 describe('labelPullRequests', () => {

@@ -1,81 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { RunReport, SlotReport } from '../../src/report/model.ts';
 import { annotate, setOutputs } from '../../src/report/publish.ts';
 import { renderSummary, SUMMARY_LIMIT_BYTES } from '../../src/report/summary.ts';
-
-function slotReport(fields: Partial<SlotReport>): SlotReport {
-  return {
-    slug: 'preview-1',
-    previousHolder: 'pr-1592',
-    reason: 'expired',
-    waitingMs: 3 * 3_600_000,
-    outcome: 'reclaimed',
-    erase: {
-      status: 'complete',
-      requests: 9,
-      steps: [
-        {
-          kind: 'd1',
-          resource: 'app-preview-1-db',
-          status: 'done',
-          summary: 'deleted 1,204 rows in 5 tables',
-          requests: 2,
-        },
-        {
-          kind: 'kv',
-          resource: 'app-preview-1-cache',
-          status: 'done',
-          summary: 'deleted 2,500 keys',
-          requests: 5,
-        },
-      ],
-    },
-    durationMs: 4200,
-    ...fields,
-  };
-}
-
-function report(fields: Partial<RunReport>): RunReport {
-  return {
-    command: 'gc',
-    dryRun: false,
-    pool: 'preview-slot',
-    startedAt: '2026-11-30T01:17:00.000Z',
-    durationMs: 12_000,
-    problems: [],
-    leftForNextRun: 0,
-    expired: 1,
-    slots: [slotReport({})],
-    poolAfter: [
-      {
-        slug: 'preview-1',
-        leaseState: 'available',
-        holder: null,
-        expired: false,
-        leaseEndsInMs: null,
-        dirty: false,
-        generation: 4,
-        lastHolder: 'gc',
-      },
-    ],
-    semaphoreRequests: 6,
-    cloudflare: {
-      requests: 9,
-      byKind: { 'd1.query': 2 },
-      rateLimited: 0,
-      retries: 0,
-      waitedMs: 0,
-      budget: 600,
-      budgetLeft: 591,
-    },
-    repository: { serverUrl: 'https://github.com', nameWithOwner: 'acme/shop' },
-    ...fields,
-  };
-}
+import { runReport as report, slotReport } from '../support/report-fixtures.ts';
 
 describe('renderSummary', () => {
   it('heads with the outcome and links the previous holder to its pull request', () => {
-    const markdown = renderSummary(report({}));
+    const markdown = renderSummary(report());
     expect(markdown.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `preview-slot`: 1 of 1 reclaimed');
     expect(markdown).toContain('[pr-1592](https://github.com/acme/shop/pull/1592)');
     expect(markdown).toContain('deleted 1,204 rows in 5 tables');
@@ -150,7 +80,7 @@ describe('renderSummary', () => {
 describe('outputs and annotations', () => {
   it('sets every output, with the report as compact JSON', () => {
     const outputs = new Map<string, string | number>();
-    const run = report({ slots: [slotReport({}), slotReport({ slug: 'preview-2', outcome: 'deferred' })] });
+    const run = report({ slots: [slotReport(), slotReport({ slug: 'preview-2', outcome: 'deferred' })] });
     setOutputs(run, { setOutput: (name, value) => outputs.set(name, value) });
     expect(Object.fromEntries(outputs)).toMatchObject({
       expired: 1,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RawInputs } from '../../src/config/settings.ts';
 import { type ActionDependencies, run } from '../../src/main.ts';
 import type { RunReport } from '../../src/report/model.ts';
+import { runReport, slotReport } from '../support/report-fixtures.ts';
 
 const INPUTS: RawInputs = {
   'semaphore-url': 'http://127.0.0.1:9',
@@ -9,24 +10,6 @@ const INPUTS: RawInputs = {
   'cloudflare-api-token': 'cf-token-456',
   'cloudflare-account-id': '0123456789abcdef0123456789abcdef',
 };
-
-function reportOf(fields: Partial<RunReport>): RunReport {
-  return {
-    command: 'gc',
-    dryRun: false,
-    pool: 'preview-slot',
-    startedAt: '2026-11-30T00:00:00.000Z',
-    durationMs: 5,
-    problems: [],
-    leftForNextRun: 0,
-    expired: 0,
-    slots: [],
-    poolAfter: [],
-    semaphoreRequests: 1,
-    cloudflare: null,
-    ...fields,
-  };
-}
 
 interface Recorded {
   secrets: string[];
@@ -69,7 +52,7 @@ describe('run', () => {
     let executed = false;
     const { deps, recorded } = dependencies({}, async () => {
       executed = true;
-      return reportOf({});
+      return runReport({ slots: [] });
     });
     await run(deps);
     expect(executed).toBe(false);
@@ -77,7 +60,7 @@ describe('run', () => {
   });
 
   it('masks every token and the Authorization header derived from it', async () => {
-    const { deps, recorded } = dependencies(INPUTS, async () => reportOf({}));
+    const { deps, recorded } = dependencies(INPUTS, async () => runReport({ slots: [] }));
     await run(deps);
     expect(recorded.secrets).toEqual(
       expect.arrayContaining([
@@ -91,19 +74,7 @@ describe('run', () => {
   });
 
   it('publishes the report and fails the step when a slot failed', async () => {
-    const failed = reportOf({
-      slots: [
-        {
-          slug: 'preview-3',
-          previousHolder: 'pr-1',
-          reason: 'expired',
-          waitingMs: 1,
-          outcome: 'release-failed',
-          erase: null,
-          durationMs: 1,
-        },
-      ],
-    });
+    const failed = runReport({ slots: [slotReport({ slug: 'preview-3', outcome: 'release-failed' })] });
     const { deps, recorded } = dependencies(INPUTS, async () => failed);
     await run(deps);
     expect(recorded.outputs.failed).toBe(1);
@@ -112,7 +83,7 @@ describe('run', () => {
   });
 
   it('only warns when the summary cannot be written', async () => {
-    const { deps, recorded } = dependencies(INPUTS, async () => reportOf({}), {
+    const { deps, recorded } = dependencies(INPUTS, async () => runReport({ slots: [] }), {
       writeSummary: async () => {
         throw new Error('Unable to find environment variable for $GITHUB_STEP_SUMMARY');
       },
@@ -127,7 +98,9 @@ describe('run', () => {
     const listenersBefore = process.listenerCount('SIGTERM');
     const { deps, recorded } = dependencies(INPUTS, (_settings, { signal }) => {
       const aborted = new Promise<RunReport>((resolve) =>
-        signal.addEventListener('abort', () => resolve(reportOf({ interruptedBy: String(signal.reason) }))),
+        signal.addEventListener('abort', () =>
+          resolve(runReport({ slots: [], interruptedBy: String(signal.reason) })),
+        ),
       );
       process.emit('SIGTERM', 'SIGTERM');
       return aborted;
