@@ -27,6 +27,8 @@ export interface LatencyResult {
   slots: number;
   requestsPerSecond: number;
   wallMs: number;
+  /** Peak resident set size of the action, for comparison with the scale run's. */
+  peakRssBytes: number | null;
   /** The run's own account of its duration (from the first listing to the report). */
   reportDurationMs: number;
   cloudflareRequests: number;
@@ -76,6 +78,7 @@ export async function measureLatency(
       slots: LATENCY_SLOTS,
       requestsPerSecond: UNPACED_RATE,
       wallMs: run.wallMs,
+      peakRssBytes: run.peakRssBytes,
       reportDurationMs: run.report.durationMs,
       cloudflareRequests,
       semaphoreRequests,

@@ -54,18 +54,24 @@ function whyAbove(kind: (typeof STEP_ROWS)[number], perSlot: PerSlotResult): str
   }
 }
 
-function perSlotRows(perSlot: PerSlotResult): string[][] {
+/** The per-slot rows, each excess marked with a note letter, and the notes that say why. */
+function perSlotTable(perSlot: PerSlotResult): { rows: string[][]; notes: string[] } {
   const slots = perSlot.slotsReclaimed;
+  const notes: string[] = [];
+  const above = (label: string, excess: number, why: string): string => {
+    if (excess <= 1e-9) return '';
+    const letter = String.fromCharCode(97 + notes.length);
+    notes.push(`(${letter}) ${label}: ${why}`);
+    return `+${formatPerSlot(excess)} (${letter})`;
+  };
   const rows = STEP_ROWS.map((kind) => {
     const measured = perSlot.cloudflareByStep[kind] / slots;
     const bound = perSlot.lowerBoundPerSlot[kind] / (kind === 'resolution' ? slots : 1);
-    const above = measured - bound;
     return [
       STEP_LABEL[kind],
       formatPerSlot(measured),
       formatPerSlot(bound),
-      above > 1e-9 ? `+${formatPerSlot(above)}` : '',
-      above > 1e-9 ? whyAbove(kind, perSlot) : '',
+      above(STEP_LABEL[kind], measured - bound, whyAbove(kind, perSlot)),
     ];
   });
   const total = STEP_ROWS.reduce((sum, kind) => sum + perSlot.cloudflareByStep[kind], 0) / slots;
@@ -78,21 +84,22 @@ function perSlotRows(perSlot: PerSlotResult): string[][] {
     formatPerSlot(total),
     formatPerSlot(totalBound),
     `+${formatPerSlot(total - totalBound)}`,
-    '',
   ]);
 
   const calls = perSlot.semaphoreByCall;
   const semaphore = Object.values(calls).reduce((sum, count) => sum + count, 0) / slots;
-  const renews = (calls.renew ?? 0) / slots;
-  const lists = calls.list ?? 0;
+  const semaphoreBound = perSlot.semaphoreLowerBound / slots;
   rows.push([
     'semaphore',
     formatPerSlot(semaphore),
-    formatPerSlot(perSlot.semaphoreLowerBound / slots),
-    `+${formatPerSlot(semaphore - perSlot.semaphoreLowerBound / slots)}`,
-    `${formatPerSlot(renews)} renews a slot (the fence before each erase step, invariant 4); ${lists} pool listings a run (the 2nd one for the report)`,
+    formatPerSlot(semaphoreBound),
+    above(
+      'semaphore',
+      semaphore - semaphoreBound,
+      `${formatPerSlot((calls.renew ?? 0) / slots)} renews a slot, the fence before each erase step (invariant 4), the first one right after the acquire; ${calls.list ?? 0} pool listings a run, the 2nd one for the report's pool table`,
+    ),
   ]);
-  return rows;
+  return { rows, notes };
 }
 
 export function renderResults(results: BenchResults): string {
@@ -112,11 +119,12 @@ export function renderResults(results: BenchResults): string {
     )}`,
   );
 
+  const perSlotView = perSlotTable(perSlot);
   sections.push(
     `2. Requests per reclaimed slot: demo pool, ${perSlot.slotsReclaimed} slots reclaimed (3 expired, 2 dirty); each slot a Worker with 3 DO classes (1 container-backed), D1 with 5 tables of rows, KV with 1,500 keys, 2 R2 buckets\n${renderTable(
-      ['kind', 'preview-gc', 'lower bound', 'above', 'why'],
-      perSlotRows(perSlot),
-    )}\n   Lower bound: compute 1 upload; D1 list tables + 1 batched delete; KV 1 listing per 1,000 keys + 1 empty + 1 bulk delete per 10,000; R2 1 read per bucket + 1 write if the rules change; name listings (Workers, D1, KV, DO namespaces, containers) once per run, shared by the slots; semaphore 1 listing per run + acquire and release per slot.`,
+      ['kind', 'preview-gc', 'lower bound', 'above'],
+      perSlotView.rows,
+    )}\n${perSlotView.notes.join('\n')}\nLower bound: compute 1 upload; D1 list tables + 1 batched delete; KV 1 listing per 1,000 keys + 1 empty + 1 bulk delete per 10,000; R2 1 read per bucket + 1 write if the rules change; name listings (Workers, D1, KV, DO namespaces, containers) once per run, shared by the slots; semaphore 1 listing per run + acquire and release per slot.`,
   );
 
   sections.push(
@@ -125,6 +133,10 @@ export function renderResults(results: BenchResults): string {
       [
         ['wall time (spawn to exit)', formatMs(sweepTime.wallMs)],
         ['run time in the report', formatMs(sweepTime.reportDurationMs)],
+        [
+          'peak RSS of the action',
+          sweepTime.peakRssBytes === null ? 'n/a' : formatBytes(sweepTime.peakRssBytes),
+        ],
         [
           'requests (Cloudflare + semaphore)',
           `${sweepTime.cloudflareRequests} + ${sweepTime.semaphoreRequests}`,
@@ -199,7 +211,7 @@ export function renderResults(results: BenchResults): string {
           '',
         ],
       ],
-    )}\n   Same rows, keys and R2 rules left behind by both (checked). today.sh takes no lease, does no fencing, stops at the first 429, and parks no compute.`,
+    )}\nSame rows, keys and R2 rules left behind by both (checked). today.sh takes no lease, does no fencing, stops at the first 429, and parks no compute.`,
   );
 
   sections.push(
