@@ -15,9 +15,10 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * Runs an erase under the lease. The fence renews the lease before every destructive step; a `null`
- * renew means someone forced the slot away. A renew that errors also stops the erase (we can no longer
- * prove we hold the slot), and is reported as a failure rather than as someone else's lease.
+ * Runs an erase under the lease. The fence renews the lease before every destructive step after the
+ * first (the acquire itself fences that one); a `null` renew means someone forced the slot away. A
+ * renew that errors also stops the erase (we can no longer prove we hold the slot), and is reported
+ * as a failure rather than as someone else's lease.
  */
 export async function runFencedErase(
   ctx: CommandContext,
@@ -26,7 +27,14 @@ export async function runFencedErase(
   erase: (fence: () => Promise<boolean>) => Promise<EraseOutcome>,
 ): Promise<EraseOutcome> {
   let renewProblem: string | undefined;
+  // The acquire that handed over this lease proved it a moment ago, with a full lease ahead: the
+  // first step needs no renew of its own. Every later step renews first.
+  let justAcquired = true;
   const fence = async (): Promise<boolean> => {
+    if (justAcquired) {
+      justAcquired = false;
+      return true;
+    }
     try {
       const renewed = await ctx.semaphore.renew({
         type: ctx.pool,

@@ -208,9 +208,18 @@ describe('gc, end to end', () => {
   });
 
   it('heals the failed slot on the next sweep, then stays quiet: one semaphore call, no Cloudflare call', async () => {
+    proxy.requests.length = 0;
     const healing = await runAction(inputs());
     expect(healing.exitCode).toBe(0);
     expect(healing.outputs).toMatchObject({ reclaimed: '1', failed: '0' });
+    // One lease for one slot of five erase steps: the acquire fences the first, a renew each of the others.
+    expect(proxy.requests.map((r) => r.path.replace(/\?.*/, ''))).toEqual([
+      '/api/resources',
+      '/api/resources/acquire-specific',
+      ...Array(4).fill('/api/resources/renew'),
+      '/api/resources/release',
+      '/api/resources',
+    ]);
     expect((await pool()).get('preview-3')).toMatchObject({ dirty: false });
 
     proxy.requests.length = 0;
