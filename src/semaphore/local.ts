@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { TEST_CLOCK_BINDING, TEST_CLOCK_ENABLED } from './worker/test-clock.ts';
 
 export interface LocalSemaphoreOptions {
   /** 0 (the default) picks a free port. */
@@ -11,6 +12,11 @@ export interface LocalSemaphoreOptions {
   token?: string;
   /** A directory that keeps the state across restarts; default: in memory only. */
   persistDir?: string;
+  /**
+   * Tests only: adds `POST /api/test-clock/advance {type, advanceMs}`, which moves one pool's server
+   * clock forward so leases expire without waiting (src/semaphore/worker/test-clock.ts).
+   */
+  testClock?: boolean;
 }
 
 export interface LocalSemaphore {
@@ -33,7 +39,12 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
   const { unstable_startWorker } = await import('wrangler');
   const worker = await unstable_startWorker({
     config: WORKER_CONFIG,
-    bindings: { SEMAPHORE_TOKEN: { type: 'secret_text', value: token } },
+    bindings: {
+      SEMAPHORE_TOKEN: { type: 'secret_text', value: token },
+      ...(options.testClock === true
+        ? { [TEST_CLOCK_BINDING]: { type: 'plain_text', value: TEST_CLOCK_ENABLED } as const }
+        : {}),
+    },
     dev: {
       server: { hostname: '127.0.0.1', port: options.port ?? 0 },
       inspector: false,

@@ -4,16 +4,24 @@
 import { DurableObject } from 'cloudflare:workers';
 import { type PoolCommand, type PoolOutcome, runCommand } from './pool.ts';
 import { PoolStore } from './store.ts';
+import { type PoolClock, poolClock } from './test-clock.ts';
 
 export class PoolObject extends DurableObject {
   readonly #store: PoolStore;
+  readonly #clock: PoolClock;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     this.#store = new PoolStore(ctx.storage.sql);
+    this.#clock = poolClock(ctx.storage.sql, env);
   }
 
   run(command: PoolCommand): PoolOutcome {
-    return this.ctx.storage.transactionSync(() => runCommand(this.#store, command, Date.now()));
+    return this.ctx.storage.transactionSync(() => runCommand(this.#store, command, this.#clock.now()));
+  }
+
+  /** Tests only: refused unless the test clock is enabled (see test-clock.ts). */
+  advanceClock(ms: number): { now: number } {
+    return this.#clock.advance(ms);
   }
 }

@@ -19,10 +19,13 @@ import { isAuthorized } from './auth.ts';
 import { errorResponse, json, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolOutcome } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
+import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from './test-clock.ts';
 
 export interface Env {
   SEMAPHORE_TOKEN?: string;
   POOLS: DurableObjectNamespace<PoolObject>;
+  /** Tests only, never in wrangler.jsonc: 'enabled' adds the test clock route (see test-clock.ts). */
+  PREVIEW_GC_TEST_CLOCK?: string;
 }
 
 type Parsed<T> = { value: T } | { response: Response };
@@ -73,6 +76,15 @@ const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Respon
     bodyRoute(request, env, releaseRequestSchema, (body) => ({ op: 'release', request: body })),
 };
 
+/** Moves one pool's clock forward; the route exists only on a semaphore started with the test clock. */
+async function advanceTestClock(request: Request, env: Env): Promise<Response> {
+  const read = await readJsonBody(request);
+  if ('response' in read) return read.response;
+  const parsed = validate(advanceRequestSchema, read.body, 'request body');
+  if ('response' in parsed) return parsed.response;
+  return json(200, await env.POOLS.getByName(parsed.value.type).advanceClock(parsed.value.advanceMs));
+}
+
 /** `/api/resources/{type}/{slug}` and `/api/resources/{type}/{slug}/events`. */
 const SLOT_PATH = /^\/api\/resources\/([^/]+)\/([^/]+)(\/events)?$/;
 
@@ -108,6 +120,9 @@ async function route(request: Request, env: Env): Promise<Response> {
   }
   const bodyRouteHandler = request.method === 'POST' ? BODY_ROUTES[url.pathname] : undefined;
   if (bodyRouteHandler !== undefined) return bodyRouteHandler(request, env);
+  if (request.method === 'POST' && url.pathname === TEST_CLOCK_ROUTE && testClockRouteAvailable(env, url)) {
+    return advanceTestClock(request, env);
+  }
   if (request.method === 'GET' && url.pathname === '/api/resources') {
     const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
     if ('response' in query) return query.response;
