@@ -11,11 +11,17 @@ export interface ProxiedRequest {
   body: string;
 }
 
-/** What to do instead of (or before) forwarding a request. */
-export type Intervention =
+/** What to do instead of forwarding a request. */
+export type Replacement =
   | { kind: 'answer'; status: number; body: string; headers?: Record<string, string> }
   | { kind: 'reset' }
   | { kind: 'hang' };
+
+/**
+ * A replacement, or `after-forward`: the semaphore does the work, and then its answer is lost or
+ * garbled on the way back (the caller cannot know whether the call took effect).
+ */
+export type Intervention = Replacement | { kind: 'after-forward'; answer: Replacement };
 
 export interface ProxyHooks {
   /** Decide per request; undefined forwards it unchanged. */
@@ -53,25 +59,29 @@ export async function startSemaphoreProxy(
     };
     requests.push(request);
     const intervention = hooks.intervene?.(request);
-    if (intervention?.kind === 'reset') return void incoming.socket.destroy();
-    if (intervention?.kind === 'hang') return void hanging.add(outgoing);
-    if (intervention?.kind === 'answer') {
-      outgoing.writeHead(intervention.status, {
+    const replace = (replacement: Replacement): void => {
+      if (replacement.kind === 'reset') return void incoming.socket.destroy();
+      if (replacement.kind === 'hang') return void hanging.add(outgoing);
+      outgoing.writeHead(replacement.status, {
         'content-type': 'application/json',
-        ...intervention.headers,
+        ...replacement.headers,
       });
-      return void outgoing.end(intervention.body);
-    }
+      outgoing.end(replacement.body);
+    };
+    if (intervention !== undefined && intervention.kind !== 'after-forward') return replace(intervention);
     const headers = new Headers();
     for (const [name, value] of Object.entries(incoming.headers)) {
       if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers.set(name, value);
     }
+    // The proxy reads the answer whole anyway: unzipping it would only cost the test time.
+    headers.set('accept-encoding', 'identity');
     const upstream = await fetch(new URL(request.path, targetUrl), {
       method: request.method,
       headers,
       ...(request.method === 'GET' || request.method === 'HEAD' ? {} : { body: request.body }),
     });
     const answer = await upstream.text();
+    if (intervention?.kind === 'after-forward') return replace(intervention.answer);
     await hooks.afterUpstream?.(request, upstream.status);
     outgoing.writeHead(upstream.status, {
       'content-type': upstream.headers.get('content-type') ?? 'application/json',
