@@ -66,10 +66,19 @@ function optionalWithDefault<T extends z.ZodType<unknown, string>>(fallback: str
   return trimmed.transform((value) => value ?? fallback).pipe(schema);
 }
 
+/**
+ * A raw value as a message quotes it: control characters made visible and at most 40 characters, so
+ * a pasted blob or terminal escapes in an input cannot flood or colour the log.
+ */
+function quoted(value: string): string {
+  const visible = value.replace(/\p{Cc}/gu, '\ufffd');
+  return visible.length > 40 ? `'${visible.slice(0, 40)}…' (${value.length} characters)` : `'${visible}'`;
+}
+
 const strictBoolean = z.string().transform((value, ctx) => {
   if (TRUE_WORDS.has(value)) return true;
   if (FALSE_WORDS.has(value)) return false;
-  ctx.addIssue({ code: 'custom', message: `must be true or false, got '${value}'` });
+  ctx.addIssue({ code: 'custom', message: `must be true or false, got ${quoted(value)}` });
   return z.NEVER;
 });
 
@@ -77,7 +86,10 @@ function integerIn(min: number, max: number) {
   return z.string().transform((value, ctx) => {
     const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
     if (Number.isSafeInteger(parsed) && parsed >= min && parsed <= max) return parsed;
-    ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got '${value}'` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a whole number from ${min} to ${max}, got ${quoted(value)}`,
+    });
     return z.NEVER;
   });
 }
@@ -87,11 +99,11 @@ const httpUrl = z.string().transform((value, ctx) => {
   try {
     url = new URL(value);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got '${value}'` });
+    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got ${quoted(value)}` });
     return z.NEVER;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got '${value}'` });
+    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got ${quoted(value)}` });
     return z.NEVER;
   }
   return value.replace(/\/+$/, '');
