@@ -86,6 +86,27 @@ interface Call<T> {
 
 const segment = encodeURIComponent;
 
+/**
+ * A lease answer must be of the pool (and the slot) the call named: a caller erases the slot its lease
+ * names, so a lease of another slot taken at its word would erase a slot someone else holds.
+ */
+function leaseOf(type: string, slug: string | undefined) {
+  return leaseSchema.superRefine((lease, context) => {
+    if (lease.type !== type)
+      context.addIssue({
+        code: 'custom',
+        path: ['type'],
+        message: `is ${lease.type}, but the call was for pool ${type}`,
+      });
+    if (slug !== undefined && lease.slug !== slug)
+      context.addIssue({
+        code: 'custom',
+        path: ['slug'],
+        message: `is ${lease.slug}, but the call was for slot ${slug}`,
+      });
+  });
+}
+
 const aborted = (operation: string, status?: number): SemaphoreError =>
   new SemaphoreError({ status, code: 'aborted', operation, message: `${operation} was aborted` });
 
@@ -174,7 +195,7 @@ export class SemaphoreClient {
       method: 'POST',
       path: '/api/resources/acquire-specific',
       body: input,
-      schema: leaseSchema.nullable(),
+      schema: leaseOf(input.type, input.slug).nullable(),
       retryable: input.requestId !== undefined,
     });
   }
@@ -185,7 +206,7 @@ export class SemaphoreClient {
       method: 'POST',
       path: '/api/resources/acquire',
       body: input,
-      schema: leaseSchema,
+      schema: leaseOf(input.type, undefined),
       retryable: input.requestId !== undefined,
     });
   }
@@ -196,7 +217,7 @@ export class SemaphoreClient {
       method: 'POST',
       path: '/api/resources/renew',
       body: input,
-      schema: leaseSchema.nullable(),
+      schema: leaseOf(input.type, input.slug).nullable(),
       retryable: true,
     });
   }
@@ -265,7 +286,7 @@ export class SemaphoreClient {
         ? error
         : this.#transportError(error, operation, response?.status);
     }
-    if (!response.ok) throw errorFromAnswer(response.status, text, operation);
+    if (!response.ok) throw errorFromAnswer(response.status, text, operation, this.#token);
     return parseAnswer(call.schema, response.status, text, operation);
   }
 
@@ -334,7 +355,11 @@ async function readCapped(response: Response, operation: string): Promise<string
   return text + decoder.decode();
 }
 
-function errorFromAnswer(status: number, text: string, operation: string): SemaphoreError {
+/**
+ * The server's error as a SemaphoreError. Its message is shown to people (logs, job summaries), so a
+ * server that repeats the token back (a misconfigured proxy, a debugging handler) must not leak it.
+ */
+function errorFromAnswer(status: number, text: string, operation: string, token: string): SemaphoreError {
   const parsed = errorBodySchema.safeParse(parseJson(text));
   if (!parsed.success) {
     return new SemaphoreError({
@@ -345,12 +370,15 @@ function errorFromAnswer(status: number, text: string, operation: string): Semap
     });
   }
   const { code, message, issues } = parsed.data.error;
+  const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
   return new SemaphoreError({
     status,
     code,
     operation,
-    message,
-    ...(issues === undefined ? {} : { issues }),
+    message: redact(message),
+    ...(issues === undefined
+      ? {}
+      : { issues: issues.map((issue) => ({ ...issue, message: redact(issue.message) })) }),
   });
 }
 
