@@ -96,7 +96,7 @@ function perSlotTable(perSlot: PerSlotResult): { rows: string[][]; notes: string
     above(
       'semaphore',
       semaphore - semaphoreBound,
-      `${formatPerSlot((calls.renew ?? 0) / slots)} renews a slot, the fence before each erase step (invariant 4), the first one right after the acquire; ${calls.list ?? 0} pool listings a run, the 2nd one for the report's pool table`,
+      `${formatPerSlot((calls.renew ?? 0) / slots)} renews a slot, the fence before each erase step after the first (invariant 4; the acquire fences the first); ${calls.list ?? 0} pool listings a run, the 2nd one for the report's pool table`,
     ),
   ]);
   return { rows, notes };
