@@ -138,3 +138,11 @@ export function requestsTouching(
     .slice(since)
     .filter((request) => markers.some((marker) => `${request.path}/`.includes(marker)));
 }
+
+/** The erase step (compute, d1, kv, r2) an API path or route template belongs to. */
+export function eraseStepOf(path: string): 'compute' | 'd1' | 'kv' | 'r2' {
+  if (path.includes('/d1/')) return 'd1';
+  if (path.includes('/storage/kv/')) return 'kv';
+  if (path.includes('/r2/')) return 'r2';
+  return 'compute';
+}

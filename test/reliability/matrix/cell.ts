@@ -20,6 +20,7 @@ import {
 import { secretLeaks, summaryEscapeProblems } from '../../support/run-checks.ts';
 import { type SemaphoreProxy, startSemaphoreProxy } from '../../support/semaphore-proxy.ts';
 import {
+  eraseStepOf,
   isErased,
   requestsTouching,
   type SlotContents,
@@ -35,7 +36,6 @@ import {
   type SemaphoreRoute,
   semaphoreFault,
   semaphoreRouteOf,
-  stepKindOf,
 } from './faults.ts';
 
 /** The GC's lease in the matrix: short, so a lease a failed release leaves behind runs out quickly. */
@@ -304,7 +304,7 @@ function checkOutcomeIsTrue(
   if (target.side === 'cloudflare' && slotReport.erase !== null && slotReport.outcome !== 'reclaimed') {
     check(
       cell,
-      failedStep?.kind === stepKindOf(target.route),
+      failedStep?.kind === eraseStepOf(target.route),
       `${name}: the failed step is ${failedStep?.kind ?? 'none'}, not the one whose route failed`,
     );
   }

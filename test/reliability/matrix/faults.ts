@@ -38,14 +38,6 @@ export function cloudflareRouteMatches(route: string, method: string, pathname: 
   return method === routeMethod && new RegExp(`/client/v4${pattern}$`).test(pathname);
 }
 
-/** The erase step a Cloudflare route belongs to, as the slot report names it. */
-export function stepKindOf(route: string): 'compute' | 'd1' | 'kv' | 'r2' {
-  if (route.includes('/d1/')) return 'd1';
-  if (route.includes('/storage/kv/')) return 'kv';
-  if (route.includes('/r2/')) return 'r2';
-  return 'compute';
-}
-
 /** A hung call ends only because the client gives up on it, after HANG_TIMEOUT_MS. */
 const HANG_MS = 8_000;
 export const HANG_TIMEOUT_MS = 500;

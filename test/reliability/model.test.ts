@@ -1,0 +1,102 @@
+// Model-based test: fast-check plans interleavings of pull requests acquiring, renewing and releasing,
+// a person forcing a slot, two GC runners at once (GitHub's and Depot's, each stopped before every
+// semaphore call and every destructive Cloudflare call), clock jumps (the semaphore's test clock) and
+// faults, against the real semaphore and the Cloudflare twin. Invariants: no erase under someone
+// else's lease, every gc lease ends released (or, its answer lost, runs out and the run says so),
+// clean only after a complete erase, dry run changes nothing, reports and exit codes tell the truth.
+// PREVIEW_GC_MODEL_RUNS (default 200) sets the number of runs, PREVIEW_GC_MODEL_SEED replays one.
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSlotConfig } from '../../src/config/slot-config.ts';
+import { SemaphoreClient } from '../../src/semaphore/client.ts';
+import { startLocalSemaphore } from '../../src/semaphore/local.ts';
+import { planArbitrary } from './model/plan.ts';
+import { coverage, type ModelEnv, World } from './model/world.ts';
+
+const SEMAPHORE_TOKEN = 'sem-model-2f8c41d7e9';
+const CLOUDFLARE_TOKEN = 'cf-model-7a3e95b0c6';
+const CONFIG_PATH = fileURLToPath(new URL('./fixtures/small-slots.yml', import.meta.url));
+const RUNS = Number(process.env.PREVIEW_GC_MODEL_RUNS ?? 200);
+const SEED =
+  process.env.PREVIEW_GC_MODEL_SEED === undefined ? Date.now() : Number(process.env.PREVIEW_GC_MODEL_SEED);
+/** Independent lanes (own pools, own twins) run at once; each gets its share of the runs and its own seed. */
+const LANES = Number(process.env.PREVIEW_GC_MODEL_LANES ?? 8);
+
+let env: ModelEnv;
+
+beforeAll(async () => {
+  const semaphore = await startLocalSemaphore({ token: SEMAPHORE_TOKEN, testClock: true });
+  env = {
+    semaphore,
+    client: new SemaphoreClient({ baseUrl: semaphore.url, token: SEMAPHORE_TOKEN }),
+    config: await loadSlotConfig(CONFIG_PATH),
+    configPath: CONFIG_PATH,
+    cloudflareToken: CLOUDFLARE_TOKEN,
+  };
+}, 60_000);
+
+afterAll(async () => {
+  console.log(`model coverage: ${JSON.stringify(coverage, Object.keys(coverage).sort())}`);
+  await env?.semaphore.stop();
+});
+
+async function lane(index: number, runs: number): Promise<void> {
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(planArbitrary, async (plan) => {
+      run += 1;
+      const world = await World.create(env, `l${index}r${run}`, plan.start);
+      try {
+        await world.play(plan);
+        await world.verify();
+      } finally {
+        await world.close();
+      }
+      if (world.violations.length > 0) {
+        throw new Error(`${world.violations.join('\n')}\ntrace: ${world.trace.join('; ')}`);
+      }
+    }),
+    { numRuns: runs, seed: SEED + index, endOnFailure: false },
+  );
+}
+
+describe('model: GC runners, pull requests, a person, the clock and faults on one pool', () => {
+  it(`holds every invariant over ${RUNS} runs (seed ${SEED}, lanes ${LANES})`, async () => {
+    const shares = Array.from(
+      { length: LANES },
+      (_, i) => Math.floor(RUNS / LANES) + (i < RUNS % LANES ? 1 : 0),
+    );
+    const failures = (await Promise.allSettled(shares.map((runs, index) => lane(index, runs))))
+      .map((outcome, index) =>
+        outcome.status === 'rejected'
+          ? `lane ${index} (seed ${SEED + index}): ${String(outcome.reason)}`
+          : '',
+      )
+      .filter(Boolean);
+    expect(failures).toEqual([]);
+  }, 300_000);
+});
+
+describe('model: directed interleavings', () => {
+  // Fails today (expected): src/gc/lease.ts releaseHeldLease reports `reclaimed` without looking at
+  // the release answer. Remove `.fails` (and TOLERATE_RECLAIMED_AFTER_LOSING_THE_LEASE) with the fix.
+  it.fails('a slot forced away between its erase and its release is not reported reclaimed', async () => {
+    const world = await World.create(env, 'forced-before-release', ['expired', 'clean']);
+    try {
+      await world.play({
+        start: ['expired', 'clean'],
+        steps: [
+          { kind: 'gc-start', runner: 'github', dryRun: false, fault: null },
+          { kind: 'gc-until', runner: 'github', before: 'release' },
+          { kind: 'force', slot: 0 },
+        ],
+      });
+      await world.verify();
+    } finally {
+      await world.close();
+    }
+    expect(world.violations).toEqual([]);
+    expect(world.knownIssues).toEqual([]);
+  });
+});

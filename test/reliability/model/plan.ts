@@ -1,0 +1,68 @@
+// The plans fast-check generates (and shrinks): how the two slots start, then a sequence of steps by
+// pull requests, a person, the clock and two GC runners, each runner moved one stop at a time.
+import fc from 'fast-check';
+import type { RunFault } from './runner.ts';
+import type { Plan, SlotStart, Step } from './world.ts';
+
+const slotStart: fc.Arbitrary<SlotStart> = fc.constantFrom('clean', 'dirty', 'live', 'expired');
+const runner = fc.constantFrom('github' as const, 'depot' as const);
+const pr = fc.integer({ min: 1, max: 3 });
+
+const fault: fc.Arbitrary<RunFault> = fc.oneof(
+  fc.record({
+    side: fc.constant('semaphore' as const),
+    nth: fc.integer({ min: 1, max: 8 }),
+    kind: fc.constantFrom('lost' as const, 'refused' as const, 'garbled' as const),
+  }),
+  fc.record({
+    side: fc.constant('cloudflare' as const),
+    nth: fc.integer({ min: 1, max: 10 }),
+    kind: fc.constantFrom('refused' as const, 'malformed' as const),
+  }),
+);
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('pr-acquire' as const), pr }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-renew' as const), pr }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-release' as const), pr }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('force' as const),
+      slot: fc.constantFrom(0 as const, 1 as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('person-release' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      by: fc.constantFrom('seconds' as const, 'past-pr-lease' as const, 'past-gc-lease' as const),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('gc-start' as const),
+      runner,
+      dryRun: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(false) },
+        { weight: 1, arbitrary: fc.constant(true) },
+      ),
+      fault: fc.option(fault, { freq: 2 }),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('gc-step' as const),
+      runner,
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+);
+
+export const planArbitrary: fc.Arbitrary<Plan> = fc.record({
+  start: fc.tuple(slotStart, slotStart),
+  steps: fc.array(step, { minLength: 2, maxLength: 14 }),
+});
