@@ -8,6 +8,7 @@ import { type SemaphoreClient, SemaphoreError } from '../../../src/semaphore/cli
 import type { LocalSemaphore } from '../../../src/semaphore/local.ts';
 import type { Lease, Slot } from '../../../src/semaphore/protocol.ts';
 import { expectedExitCode } from '../../support/exit-policy.ts';
+import { secretLeaks, summaryEscapeProblems } from '../../support/run-checks.ts';
 import { advanceClock } from '../../support/test-clock.ts';
 import { eraseStepOf, isErased, slotContents, slotSeed, tenantData } from '../../support/twin-slot.ts';
 import { startTwin, type Twin } from '../../twin/twin.ts';
@@ -417,6 +418,9 @@ export class World implements RunnerObserver {
       this.violate(`${runner.name} left no report`);
       return;
     }
+    const leaks = secretLeaks(run, [this.env.semaphore.token, this.env.cloudflareToken]);
+    if (leaks.length > 0) this.violate(`${runner.name} showed a token in ${leaks.join(', ')}`);
+    for (const problem of summaryEscapeProblems(run.summary)) this.violate(`${runner.name}: ${problem}`);
     if (run.exitCode !== expectedExitCode(report))
       this.violate(`${runner.name} exit code ${run.exitCode} contradicts its report`);
     if (runner.semaphoreCalls.some((call) => /"force"\s*:\s*true/.test(call.body)))
