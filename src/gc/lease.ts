@@ -78,13 +78,22 @@ export async function releaseHeldLease(
     ...base,
     erase: { status: erase.status, steps: erase.steps, requests: erase.requests },
   };
+  const clean = erase.status === 'complete';
   try {
-    await ctx.semaphore.release({
+    const answer = await ctx.semaphore.release({
       type: ctx.pool,
       slug: lease.slug,
       leaseId: lease.leaseId,
-      clean: erase.status === 'complete',
+      clean,
     });
+    if (!answer.released && (await leaseWasLost(ctx, lease, clean))) {
+      return {
+        ...withErase,
+        outcome: 'skipped',
+        problem:
+          'the lease was gone at the release: someone took the slot after the erase, so it was not given back clean',
+      };
+    }
   } catch (error) {
     return {
       ...withErase,
@@ -94,6 +103,21 @@ export async function releaseHeldLease(
     };
   }
   return { ...withErase, ...outcomeOf(erase) };
+}
+
+/**
+ * A release that released nothing either lost a race (someone forced the slot away, or took it after
+ * the lease ran out) or follows an earlier attempt of the same release whose answer was lost. Only
+ * the slot itself tells: still this lease's generation, available, and clean where clean was asked.
+ * A slot that cannot be read is counted as lost, so a run never claims a clean release it cannot prove.
+ */
+async function leaseWasLost(ctx: CommandContext, lease: Lease, clean: boolean): Promise<boolean> {
+  try {
+    const slot = await ctx.semaphore.find(ctx.pool, lease.slug);
+    return slot.generation !== lease.generation || slot.leaseState !== 'available' || (clean && slot.dirty);
+  } catch {
+    return true;
+  }
 }
 
 /** Erases the slot under the lease, then releases it: the one way a slot the run holds ends. */

@@ -1,6 +1,6 @@
 // Typed client of the semaphore protocol (../../../shared/docs/semaphore-protocol.md). Every answer is
 // validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
-// backoff on network errors, timeouts and 5xx. Errors never carry the token or any header.
+// backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { z } from 'zod';
 import {
@@ -51,6 +51,8 @@ export class SemaphoreError extends Error {
   /** `METHOD /path` of the call that failed. */
   readonly operation: string;
   readonly issues: readonly Issue[] | undefined;
+  /** The wait a 429 asked for (Retry-After), in milliseconds. */
+  readonly retryAfterMs: number | undefined;
 
   constructor(options: {
     status: number | undefined;
@@ -58,6 +60,7 @@ export class SemaphoreError extends Error {
     message: string;
     operation: string;
     issues?: Issue[];
+    retryAfterMs?: number;
   }) {
     super(options.message);
     this.name = 'SemaphoreError';
@@ -65,6 +68,7 @@ export class SemaphoreError extends Error {
     this.code = options.code;
     this.operation = options.operation;
     this.issues = options.issues;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
@@ -73,6 +77,11 @@ const DEFAULT_MAX_ATTEMPTS = 3;
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
+/**
+ * A 429 is retried when it asks for at most this long: a rate-limited release must not wait out a
+ * long block (the GC lease runs out by itself), but a short one is worth waiting for.
+ */
+const RETRY_AFTER_CAP_MS = 10_000;
 
 interface Call<T> {
   method: 'GET' | 'POST' | 'DELETE';
@@ -114,8 +123,18 @@ function isTransient(error: SemaphoreError): boolean {
   return (
     error.code === 'network' ||
     error.code === 'timeout' ||
-    (error.status !== undefined && error.status >= 500)
+    (error.status !== undefined && error.status >= 500) ||
+    (error.status === 429 && (error.retryAfterMs ?? 0) <= RETRY_AFTER_CAP_MS)
   );
+}
+
+/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
+function retryAfterMsOf(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 export class SemaphoreClient {
@@ -258,7 +277,7 @@ export class SemaphoreClient {
           attempt < this.#maxAttempts &&
           isTransient(error);
         if (!retry) throw error;
-        await this.#backoff(attempt, operation);
+        await this.#backoff(attempt, operation, error.retryAfterMs);
       }
     }
   }
@@ -286,7 +305,11 @@ export class SemaphoreClient {
         ? error
         : this.#transportError(error, operation, response?.status);
     }
-    if (!response.ok) throw errorFromAnswer(response.status, text, operation, this.#token);
+    if (!response.ok) {
+      const retryAfterMs =
+        response.status === 429 ? retryAfterMsOf(response.headers.get('retry-after')) : undefined;
+      throw errorFromAnswer(response.status, text, operation, this.#token, retryAfterMs);
+    }
     return parseAnswer(call.schema, response.status, text, operation);
   }
 
@@ -311,10 +334,11 @@ export class SemaphoreClient {
     });
   }
 
-  async #backoff(attempt: number, operation: string): Promise<void> {
+  async #backoff(attempt: number, operation: string, retryAfterMs = 0): Promise<void> {
     const ceiling = Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_MAX_MS);
+    const jittered = ceiling / 2 + Math.random() * (ceiling / 2);
     try {
-      await delay(ceiling / 2 + Math.random() * (ceiling / 2), undefined, { signal: this.#signal });
+      await delay(Math.max(jittered, retryAfterMs), undefined, { signal: this.#signal });
     } catch {
       throw new SemaphoreError({
         status: undefined,
@@ -359,7 +383,14 @@ async function readCapped(response: Response, operation: string): Promise<string
  * The server's error as a SemaphoreError. Its message is shown to people (logs, job summaries), so a
  * server that repeats the token back (a misconfigured proxy, a debugging handler) must not leak it.
  */
-function errorFromAnswer(status: number, text: string, operation: string, token: string): SemaphoreError {
+function errorFromAnswer(
+  status: number,
+  text: string,
+  operation: string,
+  token: string,
+  retryAfterMs: number | undefined,
+): SemaphoreError {
+  const wait = retryAfterMs === undefined ? {} : { retryAfterMs };
   const parsed = errorBodySchema.safeParse(parseJson(text));
   if (!parsed.success) {
     return new SemaphoreError({
@@ -367,6 +398,7 @@ function errorFromAnswer(status: number, text: string, operation: string, token:
       code: 'http_error',
       operation,
       message: `${operation}: the semaphore answered HTTP ${status} without a protocol error body`,
+      ...wait,
     });
   }
   const { code, message, issues } = parsed.data.error;
@@ -376,6 +408,7 @@ function errorFromAnswer(status: number, text: string, operation: string, token:
     code,
     operation,
     message: redact(message),
+    ...wait,
     ...(issues === undefined
       ? {}
       : { issues: issues.map((issue) => ({ ...issue, message: redact(issue.message) })) }),

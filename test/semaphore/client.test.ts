@@ -172,6 +172,30 @@ describe('retries', () => {
     expect(semaphore.requestCount).toBe(6);
   });
 
+  it('waits out a short 429 before retrying, but gives up at once on a long one', async () => {
+    let calls = 0;
+    script = (_request, response) => {
+      calls += 1;
+      if (calls === 1) {
+        response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        response.end(JSON.stringify({ error: { code: 'rate_limited', message: 'slow down' } }));
+      } else sendJson(response, 200, slot);
+    };
+    expect(await client().find('pool-a', 'preview-1')).toEqual(slot);
+    expect(calls).toBe(2);
+
+    script = (_request, response) => {
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '300' });
+      response.end(JSON.stringify({ error: { code: 'rate_limited', message: 'blocked' } }));
+    };
+    const semaphore = client();
+    const error = await failure(
+      semaphore.release({ type: 'pool-a', slug: 'preview-1', leaseId: crypto.randomUUID() }),
+    );
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 300_000 });
+    expect(semaphore.requestCount).toBe(1);
+  });
+
   it('does not retry 4xx answers', async () => {
     script = (_request, response) =>
       sendJson(response, 404, { error: { code: 'not_found', message: 'no slot' } });

@@ -71,17 +71,8 @@ function count(what: string): void {
   coverage[what] = (coverage[what] ?? 0) + 1;
 }
 
-/**
- * A known bug, reported to the lead: releaseHeldLease (src/gc/lease.ts) ignores `released: false`, so
- * a slot forced away (or taken after its lease ran out) between its erase and its release is reported
- * `reclaimed`. The directed test shows it; set this to false once the release answer is checked.
- */
-export const TOLERATE_RECLAIMED_AFTER_LOSING_THE_LEASE = true;
-
 export class World implements RunnerObserver {
   readonly violations: string[] = [];
-  /** Violations of a known, reported bug (see TOLERATE_RECLAIMED_AFTER_LOSING_THE_LEASE). */
-  readonly knownIssues: string[] = [];
   readonly trace: string[] = [];
   private seq = 0;
   private readonly grants: Grant[] = [];
@@ -436,11 +427,9 @@ export class World implements RunnerObserver {
         (r) => r.runner === runner.name && r.slug === slot.slug && r.generation === slot.generation,
       );
       if (release?.released === true && !release.dirty) continue;
-      const problem = `${runner.name} reported ${slot.slug} reclaimed, but its release answered ${JSON.stringify(release ?? 'nothing')}`;
-      if (release?.released === false && TOLERATE_RECLAIMED_AFTER_LOSING_THE_LEASE) {
-        this.knownIssues.push(problem);
-        count('known issue: reclaimed after losing the lease');
-      } else this.violate(problem);
+      this.violate(
+        `${runner.name} reported ${slot.slug} reclaimed, but its release answered ${JSON.stringify(release ?? 'nothing')}`,
+      );
     }
     if (!runner.faultInjected && run.exitCode !== 0)
       this.violate(`${runner.name} failed without a fault: ${run.log.split('\n').at(-1)}`);
