@@ -133,7 +133,9 @@ const inputSchema = z.object({
       .optional(),
   ),
   'cloudflare-api-base-url': optionalWithDefault(OFFICIAL_API_BASE_URL, httpUrl),
-  'gc-lease-minutes': optionalWithDefault('30', integerIn(1, 1440)),
+  // At least 10: the longest single Cloudflare call (4 attempts of 30 s, waits capped at 60 s) must end
+  // well inside the GC's lease, so no step can still be destroying after the lease ran out.
+  'gc-lease-minutes': optionalWithDefault('30', integerIn(10, 1440)),
   'max-slots': optionalWithDefault('20', integerIn(1, 1000)),
   'request-budget': optionalWithDefault('600', integerIn(1, 100_000)),
   'requests-per-second': optionalWithDefault('3', integerIn(1, 50)),

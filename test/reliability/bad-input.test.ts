@@ -119,17 +119,17 @@ describe('bad action inputs: refused before any network call, naming the input',
     [
       'a negative lease',
       { 'gc-lease-minutes': '-5' },
-      /input 'gc-lease-minutes' must be a whole number from 1 to 1440, got '-5'/,
+      /input 'gc-lease-minutes' must be a whole number from 10 to 1440, got '-5'/,
     ],
     [
       'a zero lease',
       { 'gc-lease-minutes': '0' },
-      /input 'gc-lease-minutes' must be a whole number from 1 to 1440, got '0'/,
+      /input 'gc-lease-minutes' must be a whole number from 10 to 1440, got '0'/,
     ],
     [
       'an exponent',
       { 'gc-lease-minutes': '1e3' },
-      /input 'gc-lease-minutes' must be a whole number from 1 to 1440, got '1e3'/,
+      /input 'gc-lease-minutes' must be a whole number from 10 to 1440, got '1e3'/,
     ],
     [
       'a huge number',

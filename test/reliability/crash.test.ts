@@ -22,7 +22,7 @@ import { startTwin, type Twin } from '../twin/twin.ts';
 const SEMAPHORE_TOKEN = 'sem-crash-61d0b9f3a2';
 const CLOUDFLARE_TOKEN = 'cf-crash-c47e2a8d15';
 const CONFIG_PATH = fileURLToPath(new URL('./fixtures/slots.yml', import.meta.url));
-const GC_LEASE_MINUTES = 1;
+const GC_LEASE_MINUTES = 10;
 const CASES = ['after-acquire', 'mid-erase', 'before-release', 'sigint'] as const;
 type Case = (typeof CASES)[number];
 const slugOf = (crash: Case) => `crash-${crash}`;
