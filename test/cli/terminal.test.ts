@@ -4,7 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { RunReport, SlotOutcome, SlotReport } from '../../src/report/model.ts';
 import { renderTable, renderTerminalReport, wantsColor } from '../../src/report/terminal.ts';
-import { slotReport } from '../support/report-fixtures.ts';
+import { poolRow, slotReport } from '../support/report-fixtures.ts';
 
 const PLAIN = { color: false };
 
@@ -35,27 +35,17 @@ const gcReport: RunReport = {
     }),
   ],
   poolAfter: [
-    {
-      slug: 'preview-1',
-      leaseState: 'available',
-      holder: null,
-      expired: false,
-      leaseEndsInMs: null,
-      dirty: false,
-      generation: 4,
-      lastHolder: 'gc',
-    },
-    {
+    poolRow(),
+    poolRow({
       slug: 'preview-2',
       leaseState: 'leased',
       holder: 'pr-1601',
-      expired: false,
       leaseEndsInMs: 3_600_000,
       dirty: true,
       generation: 7,
       lastHolder: null,
-    },
-    {
+    }),
+    poolRow({
       slug: 'preview-10',
       leaseState: 'leased',
       holder: 'gc',
@@ -64,7 +54,7 @@ const gcReport: RunReport = {
       dirty: true,
       generation: 12,
       lastHolder: 'pr-1',
-    },
+    }),
   ],
   semaphoreRequests: 14,
   cloudflare: {
