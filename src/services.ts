@@ -14,23 +14,30 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   progress: (event: ProgressEvent) => void;
   repository?: RunReport['repository'];
+  /** The transport of each client, where a caller (a test) watches or shapes requests; global fetch otherwise. */
+  fetch?: { semaphore?: typeof fetch; cloudflare?: typeof fetch };
 }
 
 export function createSemaphoreClient(
   settings: Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'>,
+  transport?: typeof fetch,
 ): SemaphoreClient {
   // No abort signal: on SIGTERM the release of the lease in hand must still go out.
-  return new SemaphoreClient({ baseUrl: settings.semaphoreUrl, token: settings.semaphoreToken });
+  return new SemaphoreClient({
+    baseUrl: settings.semaphoreUrl,
+    token: settings.semaphoreToken,
+    ...(transport === undefined ? {} : { fetch: transport }),
+  });
 }
 
-function commandOptions(settings: Settings, startedAt: number): CommandOptions {
+function commandOptions(settings: Settings, deadlineAt: number): CommandOptions {
   return {
     command: settings.command,
     dryRun: settings.dryRun,
     reclaimDirty: settings.reclaimDirty,
     maxSlots: settings.maxSlots,
     leaseMs: settings.gcLeaseMinutes * 60_000,
-    deadlineAt: startedAt + settings.deadlineMinutes * 60_000,
+    deadlineAt,
     pullRequest: settings.pullRequest,
   };
 }
@@ -57,6 +64,8 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     };
   }
   const pool = settings.pool ?? config?.pool ?? '';
+  const deadlineAt = startedAt + settings.deadlineMinutes * 60_000;
+  const cloudflareFetch = options.fetch?.cloudflare;
   const cloudflare =
     config === null || settings.command === 'status'
       ? null
@@ -66,19 +75,20 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
           baseUrl: settings.cloudflare.apiBaseUrl,
           budget: settings.requestBudget,
           ratePerSecond: settings.requestsPerSecond,
-          deadlineAt: startedAt + settings.deadlineMinutes * 60_000,
+          deadlineAt,
           signal: options.signal,
+          ...(cloudflareFetch === undefined ? {} : { fetch: cloudflareFetch }),
         });
   const ctx: CommandContext = {
     pool,
-    semaphore: createSemaphoreClient(settings),
+    semaphore: createSemaphoreClient(settings, options.fetch?.semaphore),
     eraser: cloudflare?.eraser ?? refusingEraser,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
     signal: options.signal,
     progress: options.progress,
     now: Date.now,
   };
-  return { ...(await runCommand(ctx, commandOptions(settings, startedAt))), ...repository };
+  return { ...(await runCommand(ctx, commandOptions(settings, deadlineAt))), ...repository };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

@@ -1,21 +1,17 @@
 // The action in-process: `run(deps)` of src/main.ts with the real settings parser, report, summary and
 // outputs, and everything GitHub would show captured instead of written. Two ways to execute:
 // - `execute: 'real'`: the real `executeSettings` (config loading, clients, defaults), unchanged;
-// - `execute: knobs`: the same commands (`runCommand`) and the same Cloudflare eraser, with what a fast
-//   test needs and the action's inputs do not offer: a GC lease under a minute, a higher request rate,
-//   and `fetch` wrappers that watch requests, break them or give up on them early.
+// - `execute: knobs`: the same `executeSettings`, with what a fast test needs and the action's inputs
+//   do not offer: a GC lease under ten minutes, a higher request rate, and `fetch` wrappers that watch
+//   requests, break them or give up on them early.
 
-import type { Settings } from '../../src/config/settings.ts';
-import { loadSlotConfig } from '../../src/config/slot-config.ts';
-import { createCloudflareEraser } from '../../src/gc/cloudflare-eraser.ts';
-import { runCommand } from '../../src/gc/run-command.ts';
 import type { ActionDependencies } from '../../src/main.ts';
 import { githubActionDependencies, run } from '../../src/main.ts';
 import type { RunReport } from '../../src/report/model.ts';
-import { SemaphoreClient } from '../../src/semaphore/client.ts';
+import { executeSettings } from '../../src/services.ts';
 
 export interface ExecutionKnobs {
-  /** The GC's own lease; the action's `gc-lease-minutes` cannot go under one minute. */
+  /** The GC's own lease; the action's `gc-lease-minutes` cannot go under ten minutes. */
   leaseMs: number;
   /** Cloudflare requests per second (the action allows at most 50). */
   ratePerSecond?: number;
@@ -61,47 +57,27 @@ export function timingOut(
   };
 }
 
+/**
+ * The real `executeSettings` with the knobs applied: settings are plain data, so a test may set what
+ * the input parser would refuse (a lease under ten minutes, a rate over 50), and the transports are
+ * the clients' own `fetch` parameters.
+ */
 function executeWith(knobs: ExecutionKnobs): ActionDependencies['execute'] {
-  return async (settings: Settings, options) => {
-    const startedAt = Date.now();
-    const config = await loadSlotConfig(settings.configPath);
-    const cloudflare = createCloudflareEraser(config, {
-      apiToken: settings.cloudflare.apiToken,
-      accountId: settings.cloudflare.accountId,
-      baseUrl: settings.cloudflare.apiBaseUrl,
-      budget: settings.requestBudget,
-      ratePerSecond: knobs.ratePerSecond ?? settings.requestsPerSecond,
-      deadlineAt: startedAt + settings.deadlineMinutes * 60_000,
-      signal: options.signal,
-      ...(knobs.cloudflareFetch === undefined ? {} : { fetch: knobs.cloudflareFetch(fetch) }),
-    });
-    const semaphore = new SemaphoreClient({
-      baseUrl: settings.semaphoreUrl,
-      token: settings.semaphoreToken,
-      ...(knobs.semaphoreFetch === undefined ? {} : { fetch: knobs.semaphoreFetch(fetch) }),
-    });
-    const report = await runCommand(
+  return (settings, options) =>
+    executeSettings(
       {
-        pool: settings.pool ?? config.pool,
-        semaphore,
-        eraser: cloudflare.eraser,
-        cloudflareUsage: cloudflare.usage,
-        signal: options.signal,
-        progress: options.progress,
-        now: Date.now,
+        ...settings,
+        gcLeaseMinutes: knobs.leaseMs / 60_000,
+        requestsPerSecond: knobs.ratePerSecond ?? settings.requestsPerSecond,
       },
       {
-        command: settings.command,
-        dryRun: settings.dryRun,
-        reclaimDirty: settings.reclaimDirty,
-        maxSlots: settings.maxSlots,
-        leaseMs: knobs.leaseMs,
-        deadlineAt: startedAt + settings.deadlineMinutes * 60_000,
-        pullRequest: settings.pullRequest,
+        ...options,
+        fetch: {
+          ...(knobs.semaphoreFetch === undefined ? {} : { semaphore: knobs.semaphoreFetch(fetch) }),
+          ...(knobs.cloudflareFetch === undefined ? {} : { cloudflare: knobs.cloudflareFetch(fetch) }),
+        },
       },
     );
-    return options.repository === undefined ? report : { ...report, repository: options.repository };
-  };
 }
 
 /** How @actions/core prints an annotation. */
