@@ -1,6 +1,6 @@
 // The fewest requests an erase of a slot can make, computed from the slot's data alone: the yardstick
 // the benchmark puts next to what preview-gc actually sent. Pure arithmetic, tested in
-// test/bench/bounds.test.ts.
+// test/bench/bounds.unit.test.ts.
 
 /** Cloudflare's page and batch sizes that the bound is made of. */
 export const KV_LIST_PAGE = 1_000;

@@ -1,6 +1,6 @@
 // The README's generated parts: the inputs and outputs tables from action.yml, and the CLI reference
 // from the CLI's own command specs, so neither can drift from what runs. `npm run readme` rewrites
-// them in place; `--check` fails when they are stale (test/cli/readme.test.ts runs it in `npm test`).
+// them in place; `--check` fails when they are stale (test/cli/readme.unit.test.ts runs it in `npm test`).
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 // The Cloudflare account as preview-gc sees it: the few calls an erase needs, each one paced, counted
 // by kind and validated. The official SDK builds the requests (its own retries off); the Worker
 // upload is a hand-built FormData sent with the raw `put`, because the SDK's upload is broken in
-// 7.x (API notes §6.4).
+// 7.x (docs/cloudflare.md#the-sdks-worker-upload-is-broken-in-7x).
 import Cloudflare from 'cloudflare';
 import { z } from 'zod';
 import type { R2Jurisdiction } from '../config/slot-config.ts';
@@ -220,7 +220,7 @@ export class CloudflareAccount {
         this.client.kv.namespaces
           .bulkDelete(namespaceId, { account_id: this.accountId, body: names }, options)
           .asResponse(),
-      // Older API versions answer null or {} (API notes §4.2).
+      // Older API versions answer null or {} (docs/cloudflare.md#kv-bulk-delete).
       z.looseObject({ unsuccessful_keys: z.array(z.string()).nullish() }).nullish(),
     );
     return { unsuccessful: result?.unsuccessful_keys ?? [] };

@@ -1,4 +1,4 @@
-// Erases one slot in the design's order: compute (park the Worker, tombstone its Durable Objects),
+// Erases one slot in the order of docs/design.md#erasing-a-slot: compute (park the Worker and its DOs),
 // D1, KV, R2. Before every step the fence is asked (the sweep renews its lease there); a false
 // answer stops the erase. A failed step does not stop the others (they do not depend on each other,
 // and each one done is one less for the next sweep), but a step stopped by the budget, the deadline,

@@ -1,4 +1,4 @@
-// Shared by the erase tests: a slot shaped like the design doc's example, seeded into the twin, and
+// Shared by the erase tests: a slot shaped like docs/design.md's example, seeded into the twin, and
 // the run's plumbing (pacer, account, resolver) pointed at the twin over loopback.
 import { CloudflareAccount } from '../../src/cloudflare/account.ts';
 import { type EraseResult, eraseSlot } from '../../src/cloudflare/erase.ts';
@@ -8,7 +8,7 @@ import { parseSlotConfig, resourcesForSlot, type SlotResources } from '../../src
 import { DESIGN_EXAMPLE } from '../config/design-example.ts';
 import type { Twin, TwinSeed } from '../twin/twin.ts';
 
-/** The config of design.md. */
+/** The config of docs/design.md#the-slot-config-file. */
 export const DESIGN_CONFIG = DESIGN_EXAMPLE;
 
 export function slotResources(slug: string, text = DESIGN_CONFIG): SlotResources {

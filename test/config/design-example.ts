@@ -1,4 +1,4 @@
-// The slot config example of design.md, as the tests use it.
+// The slot config example of docs/design.md#the-slot-config-file, as the tests use it.
 export const DESIGN_EXAMPLE = `pool: preview-slot            # semaphore type
 resources:                    # {slot} = slug, {n} = the number in the slug
   workers:

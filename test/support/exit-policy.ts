@@ -1,4 +1,4 @@
-// The exit policy as design.md states it, written out independently of src/ so tests can hold the
+// The exit policy of docs/design.md#exit-policy, written out independently of src/ so tests can hold the
 // action to it: gc fails on any failed acquire, erase or release; cleanup only on a failed release;
 // a deferred slot never fails a run; a run-level problem or an interruption always does.
 import type { RunReport } from '../../src/report/model.ts';

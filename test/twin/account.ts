@@ -91,7 +91,7 @@ export class TwinAccount {
     return db;
   }
 
-  /** wrangler looks databases up by uuid and by name (§9). */
+  /** wrangler looks databases up by uuid and by name (docs/cloudflare.md#d1-routes). */
   findD1(idOrName: string): D1Database | undefined {
     return this.d1.get(idOrName) ?? [...this.d1.values()].find((db) => db.name === idOrName);
   }

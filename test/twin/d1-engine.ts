@@ -1,5 +1,6 @@
-// One D1 database: an in-memory SQLite file run by node:sqlite with D1's rules (§3.2-§3.5): foreign keys
-// always on, one transaction per request, `_cf_*` tables and transaction control refused with SQLITE_AUTH.
+// One D1 database: an in-memory SQLite file run by node:sqlite with D1's rules (docs/cloudflare.md#d1):
+// foreign keys always on, one transaction per request, `_cf_*` tables and transaction control refused
+// with SQLITE_AUTH.
 import { randomUUID } from 'node:crypto';
 import { constants, DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { splitStatements } from './sql-split.ts';
@@ -88,7 +89,7 @@ export class D1Database {
     if (!this.userMode) return constants.SQLITE_OK;
     if (REFUSED_ACTIONS.has(action)) return constants.SQLITE_DENY;
     if (isCloudflareInternal(arg1) || isCloudflareInternal(arg2)) return constants.SQLITE_DENY;
-    // Table-valued pragma functions inside a SELECT are refused by D1 (§3.5).
+    // D1 refuses table-valued pragma functions inside a SELECT (docs/cloudflare.md#d1-what-not-to-touch).
     if (action === constants.SQLITE_READ && arg1?.toLowerCase().startsWith('pragma_')) {
       return constants.SQLITE_DENY;
     }

@@ -1,4 +1,5 @@
-// The Cloudflare v4 envelope, error helpers and the two pagination styles (§2.1, §2.5, §8.2).
+// The Cloudflare v4 envelope, error helpers and the pagination styles (docs/cloudflare.md#the-envelope,
+// docs/cloudflare.md#pagination).
 import { HttpResponse } from 'msw';
 
 export interface ApiError {

@@ -1,5 +1,5 @@
 // One KV namespace. Deleted keys can linger in listings for `listingLagMs`, as KV's eventual consistency
-// makes them do for up to about 60 s on the real service (§4.2).
+// makes them do for up to about 60 s on the real service (docs/cloudflare.md#kv-eventual-consistency).
 
 export interface KvEntry {
   value: Uint8Array;

@@ -1,5 +1,5 @@
-// The account-wide rate limiter (§2.3): `requests` per `windowMs`; the request that exceeds it starts a
-// block of one whole window during which every call gets 429 with Retry-After.
+// The account-wide rate limiter (docs/cloudflare.md#rate-limits): `requests` per `windowMs`; the request
+// that exceeds it starts a block of one whole window during which every call gets 429 with Retry-After.
 
 export interface RateLimit {
   requests: number;

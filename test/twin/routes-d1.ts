@@ -1,4 +1,4 @@
-// D1 routes (§3): list, get (by uuid or name), create, delete, query and raw.
+// D1 routes (docs/cloudflare.md#d1): list, get (by uuid or name), create, delete, query and raw.
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
 import type { TwinAccount } from './account.ts';

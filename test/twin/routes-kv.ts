@@ -1,4 +1,5 @@
-// Workers KV routes (§4): namespaces, key listing with cursor, values, bulk put and both bulk deletes.
+// Workers KV routes (docs/cloudflare.md#workers-kv): namespaces, key listing with cursor, values, bulk put
+// and both bulk deletes.
 import { type HttpHandler, HttpResponse } from 'msw';
 import { z } from 'zod';
 import type { TwinAccount } from './account.ts';

@@ -1,4 +1,5 @@
-// R2 routes (§5): buckets per jurisdiction (the cf-r2-jurisdiction header) and lifecycle GET/PUT.
+// R2 routes (docs/cloudflare.md#r2-lifecycle-rules): buckets per jurisdiction (the cf-r2-jurisdiction
+// header) and lifecycle GET/PUT.
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
 import { bucketKey, type R2Bucket, type TwinAccount } from './account.ts';
@@ -35,7 +36,7 @@ function view(bucket: R2Bucket) {
   return out;
 }
 
-/** Found only with the jurisdiction it was created in (§5.2). */
+/** Found only with the jurisdiction it was created in (docs/cloudflare.md#r2-jurisdictions). */
 function bucket({ account, params, request }: RouteContext): R2Bucket {
   const found = account.r2.get(bucketKey(params.bucket ?? '', jurisdictionOf(request)));
   if (!found) throw notFound(10006, 'The specified bucket does not exist.');

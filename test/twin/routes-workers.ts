@@ -1,5 +1,6 @@
-// Workers routes (§6, §7): multipart script upload, settings, services, script list/delete,
-// Durable Object namespaces and objects, container applications.
+// Workers routes (docs/cloudflare.md#workers-and-durable-objects, docs/cloudflare.md#containers):
+// multipart script upload, settings, services, script list/delete, Durable Object namespaces and
+// objects, container applications.
 import type { HttpHandler } from 'msw';
 import type { TwinAccount } from './account.ts';
 import { badRequest, cursorPageOf, decodeCursor, encodeCursor, notFound, ok, pageOf } from './envelope.ts';

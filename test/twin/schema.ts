@@ -6,7 +6,7 @@ const lifecycleCondition = z.union([
   z.object({ type: z.literal('Date'), date: z.string().min(1) }),
 ]);
 
-/** One R2 lifecycle rule as the API stores it (§5.1 of the API notes). */
+/** One R2 lifecycle rule as the API stores it (docs/cloudflare.md#r2-lifecycle-rules). */
 export const lifecycleRuleSchema = z.looseObject({
   id: z.string().min(1, 'every rule needs a non-empty id'),
   enabled: z.boolean(),

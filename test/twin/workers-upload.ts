@@ -1,6 +1,7 @@
 // Applies a Worker upload (or settings patch) to the script's Durable Object classes: legacy migrations
-// with old_tag/new_tag, or declarative `exports` with tombstones (§6.3). Either all of it applies or an
-// ApiFailure with the API's code is thrown and nothing changes.
+// with old_tag/new_tag, or declarative `exports` with tombstones
+// (docs/cloudflare.md#deleting-a-durable-object-class). Either all of it applies or an ApiFailure with
+// the API's code is thrown and nothing changes.
 import { z } from 'zod';
 import { type ApiFailure, badRequest } from './envelope.ts';
 import {

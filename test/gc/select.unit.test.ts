@@ -1,29 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { selectSlots } from '../../src/gc/select.ts';
-import type { Slot } from '../../src/semaphore/protocol.ts';
-
-const NOW = 1_784_000_000_000;
-const HOUR = 3_600_000;
-
-function slot(slug: string, fields: Partial<Slot>): Slot {
-  return {
-    type: 'preview-slot',
-    slug,
-    data: {},
-    leaseState: 'available',
-    holder: null,
-    leasedUntil: null,
-    expired: false,
-    generation: 1,
-    dirty: false,
-    lastHolder: null,
-    lastAcquiredAt: null,
-    lastReleasedAt: null,
-    createdAt: NOW - 100 * HOUR,
-    updatedAt: NOW - 10 * HOUR,
-    ...fields,
-  };
-}
+import { HOUR, NOW, slotRecord as slot } from './scripted-clients.ts';
 
 const leased = (slug: string, holder: string, leasedUntil: number) =>
   slot(slug, { leaseState: 'leased', holder, leasedUntil, expired: leasedUntil <= NOW, dirty: true });

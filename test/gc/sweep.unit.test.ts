@@ -1,0 +1,184 @@
+// The sweep (src/gc/sweep.ts) over injected clients: what it asks the semaphore, what it erases, and
+// what it reports, slot by slot. Every slot it takes is given back, whatever happened to the others.
+import { describe, expect, it } from 'vitest';
+import { type GcOptions, runGc } from '../../src/gc/sweep.ts';
+import {
+  commandContext,
+  expiredSlot,
+  HOUR,
+  MINUTE,
+  NOW,
+  ScriptedSemaphore,
+  scriptedEraser,
+  slotRecord,
+} from './scripted-clients.ts';
+
+const OPTIONS: GcOptions = {
+  dryRun: false,
+  reclaimDirty: true,
+  maxSlots: 20,
+  leaseMs: 30 * MINUTE,
+  deadlineAt: NOW + HOUR,
+};
+
+function semaphoreWith(...slots: ReturnType<typeof slotRecord>[]): ScriptedSemaphore {
+  const semaphore = new ScriptedSemaphore();
+  semaphore.listing = { now: NOW, resources: slots };
+  return semaphore;
+}
+
+const live = slotRecord('preview-9', {
+  leaseState: 'leased',
+  holder: 'pr-42',
+  leasedUntil: NOW + HOUR,
+  dirty: true,
+});
+
+describe('runGc', () => {
+  it('makes one semaphore call and asks nothing of Cloudflare when nothing expired and nothing is dirty', async () => {
+    const semaphore = semaphoreWith(slotRecord('preview-1'), live);
+    const eraser = scriptedEraser();
+    const report = await runGc(commandContext(semaphore, eraser), OPTIONS);
+
+    expect(semaphore.trace()).toEqual(['list']);
+    expect(eraser.requests).toEqual([]);
+    expect(report.slots).toEqual([]);
+    expect(report.semaphoreRequests).toBe(1);
+  });
+
+  it('on a dry run writes nothing: no acquire, renew or release, and every step only described', async () => {
+    const dirty = slotRecord('preview-2', { dirty: true, lastReleasedAt: NOW - HOUR, lastHolder: 'pr-11' });
+    const semaphore = semaphoreWith(expiredSlot('preview-1'), dirty, live);
+    const eraser = scriptedEraser();
+    const report = await runGc(commandContext(semaphore, eraser), { ...OPTIONS, dryRun: true });
+
+    expect(semaphore.trace()).toEqual(['list']);
+    expect(eraser.changed).toEqual([]);
+    expect(eraser.requests.map((request) => [request.slug, request.dryRun])).toEqual([
+      ['preview-1', true],
+      ['preview-2', true],
+    ]);
+    expect(report.slots.map((slot) => [slot.slug, slot.outcome])).toEqual([
+      ['preview-1', 'would-reclaim'],
+      ['preview-2', 'would-reclaim'],
+    ]);
+    expect(report.slots[0]?.erase?.steps.every((step) => step.status === 'would-change')).toBe(true);
+  });
+
+  it('reports a slot forced away mid-erase as skipped, stops erasing it, and goes on with the next', async () => {
+    const semaphore = semaphoreWith(expiredSlot('preview-1', 3 * HOUR), expiredSlot('preview-2', HOUR));
+    let forcedAway = false;
+    semaphore.answerRenew = async (request) =>
+      request.slug === 'preview-1' && forcedAway
+        ? null
+        : semaphore.answerAcquire({ ...request, holder: 'gc' });
+    semaphore.answerRelease = async (request) => ({
+      released: !(request.slug === 'preview-1' && forcedAway),
+      dirty: request.clean !== true,
+    });
+    semaphore.answerFind = async (slug) =>
+      slotRecord(slug, { leaseState: 'leased', holder: 'alice', generation: 9 });
+    const eraser = scriptedEraser([
+      {
+        kind: 'compute',
+        run: (slug) => {
+          if (slug === 'preview-1') forcedAway = true;
+        },
+      },
+      { kind: 'd1' },
+    ]);
+    const report = await runGc(commandContext(semaphore, eraser), OPTIONS);
+
+    expect(eraser.changed).toEqual(['preview-1 compute', 'preview-2 compute', 'preview-2 d1']);
+    expect(report.slots.map((slot) => [slot.slug, slot.outcome])).toEqual([
+      ['preview-1', 'skipped'],
+      ['preview-2', 'reclaimed'],
+    ]);
+    expect(report.slots[0]?.problem).toMatch(/someone took the slot/);
+  });
+
+  it('releases a slot whose erase throws, dirty, reports it erase-failed, and goes on with the next', async () => {
+    const semaphore = semaphoreWith(expiredSlot('preview-1', 3 * HOUR), expiredSlot('preview-2', HOUR));
+    const eraser = scriptedEraser([
+      {
+        kind: 'kv',
+        run: (slug) => {
+          if (slug === 'preview-1') throw new Error('kv.bulkDelete: HTTP 500');
+        },
+      },
+    ]);
+    const report = await runGc(commandContext(semaphore, eraser), OPTIONS);
+
+    expect(semaphore.trace()).toEqual([
+      'list',
+      'acquire-specific preview-1',
+      'release preview-1 dirty',
+      'acquire-specific preview-2',
+      'release preview-2 clean',
+      'list',
+    ]);
+    expect(report.slots.map((slot) => [slot.slug, slot.outcome])).toEqual([
+      ['preview-1', 'erase-failed'],
+      ['preview-2', 'reclaimed'],
+    ]);
+    expect(report.slots[0]?.problem).toMatch(/HTTP 500/);
+  });
+
+  it('never touches a slot someone leased since the listing', async () => {
+    const semaphore = semaphoreWith(expiredSlot('preview-1'));
+    semaphore.answerAcquire = async () => null;
+    const eraser = scriptedEraser();
+    const report = await runGc(commandContext(semaphore, eraser), OPTIONS);
+
+    expect(semaphore.trace()).toEqual(['list', 'acquire-specific preview-1']);
+    expect(eraser.requests).toEqual([]);
+    expect(report.slots[0]).toMatchObject({ outcome: 'skipped', problem: 're-leased since the listing' });
+  });
+
+  it('acquires as gc without force, with a request id, for the GC lease', async () => {
+    const semaphore = semaphoreWith(expiredSlot('preview-1'));
+    await runGc(commandContext(semaphore, scriptedEraser()), OPTIONS);
+
+    const acquire = semaphore.calls.find((call) => call.op === 'acquire-specific');
+    expect(acquire?.op === 'acquire-specific' && acquire.request).toMatchObject({
+      slug: 'preview-1',
+      holder: 'gc',
+      leaseMs: 30 * MINUTE,
+      requestId: expect.any(String),
+    });
+    expect(acquire?.op === 'acquire-specific' && acquire.request.force).toBeUndefined();
+  });
+
+  it('leaves a slot untouched when the acquire fails, and says how to check the semaphore', async () => {
+    const semaphore = semaphoreWith(expiredSlot('preview-1'));
+    semaphore.answerAcquire = async () => {
+      throw new Error('could not reach the semaphore (ECONNREFUSED)');
+    };
+    const eraser = scriptedEraser();
+    const report = await runGc(commandContext(semaphore, eraser), OPTIONS);
+
+    expect(eraser.requests).toEqual([]);
+    expect(report.slots[0]).toMatchObject({
+      outcome: 'acquire-failed',
+      nextStep: expect.stringMatching(/status/),
+    });
+  });
+
+  it('starts no slot after the deadline and refuses a protected one before any call', async () => {
+    const semaphore = semaphoreWith(expiredSlot('preview-1'));
+    const late = await runGc(commandContext(semaphore, scriptedEraser()), { ...OPTIONS, deadlineAt: NOW });
+    expect(late.slots[0]?.outcome).toBe('deferred');
+
+    const refused = semaphoreWith(expiredSlot('preview-1'));
+    const protectedSlot = scriptedEraser(undefined, {
+      'preview-1': "'app-preview-1' matches protect '*-prod*'",
+    });
+    const report = await runGc(commandContext(refused, protectedSlot), OPTIONS);
+    expect(report.slots[0]).toMatchObject({
+      outcome: 'erase-failed',
+      problem: expect.stringMatching(/protect/),
+    });
+
+    expect([...semaphore.trace(), ...refused.trace()]).toEqual(['list', 'list']);
+  });
+});
