@@ -141,6 +141,25 @@ export class PoolStore {
     return row === undefined ? undefined : toSlotState(row);
   }
 
+  count(): number {
+    return this.#sql.exec<{ slots: number }>('SELECT count(*) AS slots FROM slots').toArray()[0]?.slots ?? 0;
+  }
+
+  /** How many slots the pool has, how many are leased (expired ones included), expired and dirty. */
+  summary(now: number): { slots: number; leased: number; expired: number; dirty: number } {
+    const [row] = this.#sql
+      .exec<{ slots: number; leased: number; expired: number; dirty: number }>(
+        `SELECT count(*) AS slots,
+           coalesce(sum(lease_id IS NOT NULL), 0) AS leased,
+           coalesce(sum(lease_id IS NOT NULL AND leased_until <= ?), 0) AS expired,
+           coalesce(sum(dirty), 0) AS dirty
+         FROM slots`,
+        now,
+      )
+      .toArray();
+    return row ?? { slots: 0, leased: 0, expired: 0, dirty: 0 };
+  }
+
   /** The slot of `holder`'s live lease (the first by `createdAt`, then `slug`, should it hold several). */
   heldBy(holder: string, now: number): SlotState | undefined {
     const [row] = this.#sql
