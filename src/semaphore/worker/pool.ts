@@ -154,7 +154,8 @@ function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
   const slot: SlotState = {
     slug: request.slug,
     data: request.data ?? {},
-    generation: 0,
+    // A fencing token never repeats: a slug added again continues from its highest generation.
+    generation: store.generationOfDeleted(request.slug),
     dirty: request.dirty === true,
     lease: null,
     lastHolder: null,
@@ -186,7 +187,7 @@ function remove(
     };
   }
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
-  store.delete(slug);
+  store.delete(slot);
   // The log outlives the slot, so a slot added again under the same slug shows its history.
   logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, withNote({}, note));
   return answer({ deleted: true });

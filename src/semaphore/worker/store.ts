@@ -209,8 +209,23 @@ export class PoolStore {
     );
   }
 
-  delete(slug: string): void {
-    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slug);
+  /** Deletes the slot, keeping its generation: a slot added again under its slug continues from it. */
+  delete(slot: SlotState): void {
+    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slot.slug);
+    this.#sql.exec(
+      `INSERT INTO slug_generations (slug, generation) VALUES (?, ?)
+       ON CONFLICT (slug) DO UPDATE SET generation = max(generation, excluded.generation)`,
+      slot.slug,
+      slot.generation,
+    );
+  }
+
+  /** The highest generation a deleted slot of this slug had; 0 for a slug never used. */
+  generationOfDeleted(slug: string): number {
+    const [row] = this.#sql
+      .exec<{ generation: number }>('SELECT generation FROM slug_generations WHERE slug = ?', slug)
+      .toArray();
+    return row?.generation ?? 0;
   }
 
   /** The lease an earlier acquire with this request id answered, if that lease may still be current. */
