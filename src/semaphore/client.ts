@@ -21,6 +21,7 @@ import {
   type MarkDirtyRequest,
   type PoolsAnswer,
   poolsAnswerSchema,
+  poolTypeSchema,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
@@ -28,6 +29,7 @@ import {
   type SemaphoreEvent,
   type Slot,
   slotSchema,
+  slugSchema,
   toIssues,
 } from './protocol.ts';
 
@@ -100,17 +102,18 @@ const segment = encodeURIComponent;
 
 /**
  * A lease answer must be of the pool (and the slot) the call named: a caller erases the slot its lease
- * names, so a lease of another slot taken at its word would erase a slot someone else holds.
+ * names, so a lease of another slot taken at its word would erase a slot someone else holds. zod runs
+ * this even when the fields broke their rules, so it names only a value that passed them.
  */
 function leaseOf(type: string, slug: string | undefined) {
   return leaseSchema.superRefine((lease, context) => {
-    if (lease.type !== type)
+    if (lease.type !== type && poolTypeSchema.safeParse(lease.type).success)
       context.addIssue({
         code: 'custom',
         path: ['type'],
         message: `is ${lease.type}, but the call was for pool ${type}`,
       });
-    if (slug !== undefined && lease.slug !== slug)
+    if (slug !== undefined && lease.slug !== slug && slugSchema.safeParse(lease.slug).success)
       context.addIssue({
         code: 'custom',
         path: ['slug'],
@@ -463,7 +466,12 @@ function parseAnswer<T>(schema: z.ZodType<T>, status: number, text: string, oper
     });
   if (json === undefined) throw invalid('it is not JSON');
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw invalid(describeIssues(toIssues(parsed.error)));
+  // The rules name the field; the value itself may be anything (a workflow command, shell text, a
+  // secret), so it is never repeated.
+  if (!parsed.success)
+    throw invalid(
+      `${describeIssues(toIssues(parsed.error))}. The semaphore sent something else there, not repeated here`,
+    );
   return parsed.data;
 }
 
