@@ -15,6 +15,9 @@ export const MAX_REQUEST_ID_CODE_POINTS = 100;
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 500;
 
+/** What a bearer token can be, as an Authorization header carries it: printable ASCII without spaces. */
+export const BEARER_TOKEN = /^[\x21-\x7e]+$/;
+
 // 1-63 of a-z, 0-9 and '-', starting and ending with a letter or digit, with at least one letter.
 const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 // Unicode's control characters (Cc) are exactly U+0000-U+001F and U+007F-U+009F, which a holder may not contain.

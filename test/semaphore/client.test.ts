@@ -207,8 +207,7 @@ describe('hostile answers', () => {
       expect(error, what).toMatchObject({ code: 'invalid_answer' });
       expect(error.message, what).toContain(`${field}: `);
       expect(error.message, what).toContain('The semaphore sent something else there, not repeated here');
-      for (const raw of ['::', 'curl', '\n', '\u001b', '&&'])
-        expect(error.message, what).not.toContain(raw);
+      for (const raw of ['::', 'curl', '\n', '\u001b', '&&']) expect(error.message, what).not.toContain(raw);
     }
   });
 
