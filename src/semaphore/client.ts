@@ -7,6 +7,7 @@ import {
   type AcquireRequest,
   type AcquireSpecificRequest,
   type AddRequest,
+  BEARER_TOKEN,
   deleteAnswerSchema,
   describeIssues,
   errorBodySchema,
@@ -18,6 +19,10 @@ import {
   type ListAnswer,
   leaseSchema,
   listAnswerSchema,
+  type MarkDirtyRequest,
+  type PoolsAnswer,
+  poolsAnswerSchema,
+  poolTypeSchema,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
@@ -25,6 +30,7 @@ import {
   type SemaphoreEvent,
   type Slot,
   slotSchema,
+  slugSchema,
   toIssues,
 } from './protocol.ts';
 
@@ -43,7 +49,9 @@ export interface SemaphoreClientOptions {
 /**
  * `code` is the server's error code (`not_found`, `none_available`, …) or one of the client's own:
  * `network`, `timeout`, `aborted`, `invalid_answer`, `http_error` (an error answer that is not the
- * protocol's error body). `message` is the server's message when the server sent one.
+ * protocol's error body). Every 401 is `unauthorized` with a message saying the semaphore refused the
+ * token and nothing was changed (callers add where the token comes from); so is a token the client
+ * cannot send at all. `message` carries the server's message when the server sent one.
  */
 export class SemaphoreError extends Error {
   readonly status: number | undefined;
@@ -97,17 +105,18 @@ const segment = encodeURIComponent;
 
 /**
  * A lease answer must be of the pool (and the slot) the call named: a caller erases the slot its lease
- * names, so a lease of another slot taken at its word would erase a slot someone else holds.
+ * names, so a lease of another slot taken at its word would erase a slot someone else holds. zod runs
+ * this even when the fields broke their rules, so it names only a value that passed them.
  */
 function leaseOf(type: string, slug: string | undefined) {
   return leaseSchema.superRefine((lease, context) => {
-    if (lease.type !== type)
+    if (lease.type !== type && poolTypeSchema.safeParse(lease.type).success)
       context.addIssue({
         code: 'custom',
         path: ['type'],
         message: `is ${lease.type}, but the call was for pool ${type}`,
       });
-    if (slug !== undefined && lease.slug !== slug)
+    if (slug !== undefined && lease.slug !== slug && slugSchema.safeParse(lease.slug).success)
       context.addIssue({
         code: 'custom',
         path: ['slug'],
@@ -179,6 +188,11 @@ export class SemaphoreClient {
     });
   }
 
+  /** Every pool that has at least one slot, with its counts. */
+  pools(): Promise<PoolsAnswer> {
+    return this.#call({ method: 'GET', path: '/api/pools', schema: poolsAnswerSchema, retryable: true });
+  }
+
   /** A slot that does not exist is a SemaphoreError with code `not_found`. */
   find(type: string, slug: string): Promise<Slot> {
     return this.#call({
@@ -189,6 +203,7 @@ export class SemaphoreClient {
     });
   }
 
+  /** `dirty: true` adopts a slot that already holds data: the next gc erases it. */
   add(input: AddRequest): Promise<Slot> {
     return this.#call({
       method: 'POST',
@@ -199,16 +214,22 @@ export class SemaphoreClient {
     });
   }
 
-  async remove(type: string, slug: string): Promise<void> {
+  /** `note` is kept in the `deleted` event. */
+  async remove(type: string, slug: string, options: { note?: string } = {}): Promise<void> {
+    const query = options.note === undefined ? '' : `?note=${encodeURIComponent(options.note)}`;
     await this.#call({
       method: 'DELETE',
-      path: `/api/resources/${segment(type)}/${segment(slug)}`,
+      path: `/api/resources/${segment(type)}/${segment(slug)}${query}`,
       schema: deleteAnswerSchema,
       retryable: false,
     });
   }
 
-  /** `null`: a live lease holds the slot ("somebody has it now"), not an error. */
+  /**
+   * `null`: a live lease holds the slot ("somebody has it now"), not an error. With `force: true`,
+   * `ifHolder`/`ifGeneration` make the force conditional: a slot that no longer matches is a
+   * SemaphoreError with code `condition_failed`, and nothing changed.
+   */
   acquireSpecific(input: AcquireSpecificRequest): Promise<Lease | null> {
     return this.#call({
       method: 'POST',
@@ -219,7 +240,10 @@ export class SemaphoreClient {
     });
   }
 
-  /** No candidate slot is a SemaphoreError with code `none_available`. */
+  /**
+   * No candidate slot is a SemaphoreError with code `none_available`. With `reuseHeld: true`, a live
+   * lease `holder` already has in the pool is extended and answered instead (`reused: true`).
+   */
   acquire(input: AcquireRequest): Promise<Lease> {
     return this.#call({
       method: 'POST',
@@ -241,14 +265,33 @@ export class SemaphoreClient {
     });
   }
 
+  /**
+   * With `force: true`, `ifHolder`/`ifGeneration` make the force conditional: a slot that no longer
+   * matches answers `released: false, conditionFailed: true` with its current holder and generation.
+   * `eraseFailure` (with a dirty release) counts one more failed erase of the slot; `clean: true`
+   * resets the count. `note` is kept in the release event.
+   */
   release(input: ReleaseRequest): Promise<ReleaseAnswer> {
     return this.#call({
       method: 'POST',
       path: '/api/resources/release',
       body: input,
       schema: releaseAnswerSchema,
-      // Releasing by leaseId twice is harmless; a force release repeated could release a newer lease.
-      retryable: input.leaseId !== undefined && input.force !== true,
+      // Releasing by leaseId twice is harmless, and so is a force pinned to a generation (a newer lease
+      // has a newer generation); an unpinned force repeated could release a newer lease.
+      retryable: input.leaseId !== undefined || (input.force === true && input.ifGeneration !== undefined),
+    });
+  }
+
+  /** Marks a slot dirty (free or leased), so the next erase removes its data; answers the slot. */
+  markDirty(input: MarkDirtyRequest): Promise<Slot> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/mark-dirty',
+      body: input,
+      schema: slotSchema,
+      // Marking dirty twice leaves the slot as marking it once did (only the event log grows).
+      retryable: true,
     });
   }
 
@@ -283,6 +326,7 @@ export class SemaphoreClient {
   }
 
   async #send<T>(call: Call<T>, operation: string): Promise<T> {
+    if (call.authenticated !== false) this.#checkToken(operation);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (call.authenticated !== false) headers.authorization = `Bearer ${this.#token}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
@@ -311,6 +355,21 @@ export class SemaphoreClient {
       throw errorFromAnswer(response.status, text, operation, this.#token, retryAfterMs);
     }
     return parseAnswer(call.schema, response.status, text, operation);
+  }
+
+  /** A token no Authorization header can carry would fail inside fetch with an error that quotes it. */
+  #checkToken(operation: string): void {
+    if (BEARER_TOKEN.test(this.#token)) return;
+    const problem =
+      this.#token === ''
+        ? 'the semaphore token is empty'
+        : 'the semaphore token contains whitespace, control characters or non-ASCII characters, which an Authorization header cannot carry';
+    throw new SemaphoreError({
+      status: undefined,
+      code: 'unauthorized',
+      operation,
+      message: `${operation}: ${problem}; nothing was sent`,
+    });
   }
 
   #transportError(error: unknown, operation: string, status: number | undefined): SemaphoreError {
@@ -392,6 +451,16 @@ function errorFromAnswer(
 ): SemaphoreError {
   const wait = retryAfterMs === undefined ? {} : { retryAfterMs };
   const parsed = errorBodySchema.safeParse(parseJson(text));
+  const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
+  if (status === 401) {
+    const says = parsed.success ? `; it says: ${redact(parsed.data.error.message)}` : '';
+    return new SemaphoreError({
+      status,
+      code: 'unauthorized',
+      operation,
+      message: `${operation}: the semaphore refused the token (HTTP 401), so nothing was changed${says}`,
+    });
+  }
   if (!parsed.success) {
     return new SemaphoreError({
       status,
@@ -402,7 +471,6 @@ function errorFromAnswer(
     });
   }
   const { code, message, issues } = parsed.data.error;
-  const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
   return new SemaphoreError({
     status,
     code,
@@ -426,7 +494,12 @@ function parseAnswer<T>(schema: z.ZodType<T>, status: number, text: string, oper
     });
   if (json === undefined) throw invalid('it is not JSON');
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw invalid(describeIssues(toIssues(parsed.error)));
+  // The rules name the field; the value itself may be anything (a workflow command, shell text, a
+  // secret), so it is never repeated.
+  if (!parsed.success)
+    throw invalid(
+      `${describeIssues(toIssues(parsed.error))}. The semaphore sent something else there, not repeated here`,
+    );
   return parsed.data;
 }
 

@@ -8,6 +8,7 @@ import {
   leaseFor,
   MINUTE,
   POOL,
+  releaseAnswer,
   ScriptedSemaphore,
   type ScriptedStep,
   scriptedEraser,
@@ -41,7 +42,7 @@ function holdLease(
 function forcedAwayDuring(semaphore: ScriptedSemaphore, stepKind: ScriptedStep['kind']) {
   let forced = false;
   semaphore.answerRenew = async () => (forced ? null : LEASE);
-  semaphore.answerRelease = async () => ({ released: !forced, dirty: true });
+  semaphore.answerRelease = async () => releaseAnswer(!forced, true);
   semaphore.answerFind = async (slug) =>
     slotRecord(slug, { leaseState: 'leased', holder: 'alice', generation: LEASE.generation + 1 });
   return scriptedEraser(
@@ -153,7 +154,7 @@ describe('eraseThenRelease', () => {
 
   it('counts a release whose answer was lost as done when the slot shows it: same generation, free and clean', async () => {
     const semaphore = new ScriptedSemaphore();
-    semaphore.answerRelease = async () => ({ released: false, dirty: false });
+    semaphore.answerRelease = async () => releaseAnswer(false, false);
     semaphore.answerFind = async (slug) =>
       slotRecord(slug, { generation: LEASE.generation, lastHolder: 'gc' });
     const report = await holdLease(semaphore);
@@ -163,7 +164,7 @@ describe('eraseThenRelease', () => {
 
   it('never claims a clean release it cannot prove: an unreadable slot counts as taken', async () => {
     const semaphore = new ScriptedSemaphore();
-    semaphore.answerRelease = async () => ({ released: false, dirty: true });
+    semaphore.answerRelease = async () => releaseAnswer(false, true);
     semaphore.answerFind = async () => {
       throw new Error('the semaphore gave no answer in 10 s');
     };

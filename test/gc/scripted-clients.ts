@@ -64,7 +64,14 @@ export function leaseFor(request: AcquireSpecificRequest, generation = 4): Lease
     generation,
     wasDirty: true,
     previousHolder: 'pr-10',
+    reused: false,
+    tookExpired: true,
   };
+}
+
+/** The release answer of a semaphore that saw the GC's own lease (no condition was sent). */
+export function releaseAnswer(released: boolean, dirty: boolean): ReleaseAnswer {
+  return { released, dirty, holder: 'gc', generation: 4, conditionFailed: false };
 }
 
 export class ScriptedSemaphore extends SemaphoreClient {
@@ -75,10 +82,8 @@ export class ScriptedSemaphore extends SemaphoreClient {
     leaseFor(request);
   answerRenew: (request: RenewRequest) => Promise<Lease | null> = async (request) =>
     leaseFor({ type: request.type, slug: request.slug, holder: 'gc', leaseMs: request.leaseMs });
-  answerRelease: (request: ReleaseRequest) => Promise<ReleaseAnswer> = async (request) => ({
-    released: true,
-    dirty: request.clean !== true,
-  });
+  answerRelease: (request: ReleaseRequest) => Promise<ReleaseAnswer> = async (request) =>
+    releaseAnswer(true, request.clean !== true);
   answerFind: (slug: string) => Promise<Slot> = async (slug) => {
     throw new Error(`the test did not script find(${slug})`);
   };

@@ -8,6 +8,7 @@ import {
   HOUR,
   MINUTE,
   NOW,
+  releaseAnswer,
   ScriptedSemaphore,
   scriptedEraser,
   slotRecord,
@@ -72,10 +73,8 @@ describe('runGc', () => {
       request.slug === 'preview-1' && forcedAway
         ? null
         : semaphore.answerAcquire({ ...request, holder: 'gc' });
-    semaphore.answerRelease = async (request) => ({
-      released: !(request.slug === 'preview-1' && forcedAway),
-      dirty: request.clean !== true,
-    });
+    semaphore.answerRelease = async (request) =>
+      releaseAnswer(!(request.slug === 'preview-1' && forcedAway), request.clean !== true);
     semaphore.answerFind = async (slug) =>
       slotRecord(slug, { leaseState: 'leased', holder: 'alice', generation: 9 });
     const eraser = scriptedEraser([
