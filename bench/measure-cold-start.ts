@@ -1,9 +1,12 @@
 // Measurement 4: how long `node dist/index.js` takes from process start to its first outbound request,
-// and how big the bundle is. A tiny loopback server plays the semaphore: it notes when the first request
-// arrives and answers an empty pool, so each run is a quiet sweep that exits at once.
-import { statSync } from 'node:fs';
+// next to a bare `node -e 0` (start to exit) timed in the same run, and how big the bundle is. A tiny
+// loopback server plays the semaphore: it notes when the first request arrives and answers an empty
+// pool, so each run is a quiet sweep that exits at once.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { DEMO_CONFIG_PATH } from '../demo/fixture.ts';
 import { runAction } from '../test/support/action-run.ts';
 import { CLOUDFLARE_TOKEN, SEMAPHORE_TOKEN } from './stack.ts';
@@ -17,7 +20,22 @@ export interface ColdStartResult {
   minMs: number;
   maxMs: number;
   samplesMs: number[];
+  /** `node -e 0` on the same Node, spawn to exit, one run before each run of the action. */
+  bareNodeMedianMs: number;
+  bareNodeSamplesMs: number[];
+  /** medianMs ÷ bareNodeMedianMs: the action's own start-up cost, whatever the machine's speed. */
+  ratio: number;
+  /** dist/index.js alone. */
   bundleBytes: number;
+  /** dist/index.js and the chunks it loads (index-*.js, see scripts/bundle.ts): what the action ships. */
+  actionBundleBytes: number;
+}
+
+function actionBundleBytes(): number {
+  const dist = dirname(ACTION_BUNDLE);
+  return readdirSync(dist)
+    .filter((file) => /^index(-[\w-]+)?\.js$/.test(file))
+    .reduce((sum, file) => sum + statSync(join(dist, file)).size, 0);
 }
 
 export function median(values: readonly number[]): number {
@@ -27,6 +45,19 @@ export function median(values: readonly number[]): number {
   const low = sorted[sorted.length % 2 === 0 ? middle - 1 : middle];
   if (high === undefined || low === undefined) throw new Error('median of nothing');
   return (low + high) / 2;
+}
+
+/** Spawn to exit of a Node that does nothing: the floor any Node program starts from. */
+function timeBareNode(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    const startedAt = performance.now();
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0) resolve(performance.now() - startedAt);
+      else reject(new Error(`bench: node -e 0 exited with ${code}`));
+    });
+  });
 }
 
 export async function measureColdStart(): Promise<ColdStartResult> {
@@ -44,7 +75,11 @@ export async function measureColdStart(): Promise<ColdStartResult> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const samplesMs: number[] = [];
-    for (let run = 0; run < COLD_START_RUNS; run++) {
+    const bareNodeSamplesMs: number[] = [];
+    // Run -1 is a warm-up of each, not counted, so neither series is timed with a cold disk cache.
+    for (let run = -1; run < COLD_START_RUNS; run++) {
+      // Alternating, so a change in the machine's load falls on both series alike.
+      const bareMs = await timeBareNode();
       firstRequestAt = undefined;
       let startedAt = 0;
       const result = await runAction(
@@ -66,18 +101,27 @@ export async function measureColdStart(): Promise<ColdStartResult> {
       );
       if (result.exitCode !== 0 || firstRequestAt === undefined || unexpected !== undefined) {
         throw new Error(
-          `bench: cold-start run ${run + 1} did not make exactly one quiet sweep (exit ${result.exitCode}, unexpected request: ${unexpected ?? 'none'}):\n${result.stdout}\n${result.stderr}`,
+          `bench: cold-start run ${run < 0 ? '(warm-up)' : run + 1} did not make exactly one quiet sweep (exit ${result.exitCode}, unexpected request: ${unexpected ?? 'none'}):\n${result.stdout}\n${result.stderr}`,
         );
       }
-      samplesMs.push(firstRequestAt - startedAt);
+      if (run >= 0) {
+        samplesMs.push(firstRequestAt - startedAt);
+        bareNodeSamplesMs.push(bareMs);
+      }
     }
+    const medianMs = median(samplesMs);
+    const bareNodeMedianMs = median(bareNodeSamplesMs);
     return {
       runs: COLD_START_RUNS,
-      medianMs: median(samplesMs),
+      medianMs,
       minMs: Math.min(...samplesMs),
       maxMs: Math.max(...samplesMs),
       samplesMs,
+      bareNodeMedianMs,
+      bareNodeSamplesMs,
+      ratio: medianMs / bareNodeMedianMs,
       bundleBytes: statSync(ACTION_BUNDLE).size,
+      actionBundleBytes: actionBundleBytes(),
     };
   } finally {
     server.closeAllConnections();

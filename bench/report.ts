@@ -1,5 +1,6 @@
 // The benchmark's results (written to bench/results.json, fields described in bench/README.md) and
 // the table printed from them.
+import { type Check, formatGoal, formatValue } from './goals.ts';
 import type { ColdStartResult } from './measure-cold-start.ts';
 import { type PerSlotResult, type QuietResult, STEP_ROWS } from './measure-demo.ts';
 import {
@@ -11,12 +12,6 @@ import {
 import type { ScaleResult } from './measure-scale.ts';
 import type { TodayResult } from './measure-today.ts';
 import { formatBytes, formatCount, formatMs, formatPerSlot, formatRatio, renderTable } from './table.ts';
-
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-}
 
 export interface BenchResults {
   startedAt: string;
@@ -154,12 +149,15 @@ export function renderResults(results: BenchResults): string {
   );
 
   sections.push(
-    `4. Cold start: process start of node dist/index.js to its first outbound request\n${renderTable(
+    `4. Cold start: process start of node dist/index.js to its first outbound request, next to a bare node -e 0 (start to exit) before each run\n${renderTable(
       ['', 'value'],
       [
         [`median of ${coldStart.runs}`, formatMs(coldStart.medianMs)],
         ['min / max', `${formatMs(coldStart.minMs)} / ${formatMs(coldStart.maxMs)}`],
+        [`bare node -e 0, median of ${coldStart.runs}`, formatMs(coldStart.bareNodeMedianMs)],
+        ['ratio action / bare node', formatRatio(coldStart.ratio)],
         ['bundle dist/index.js', formatBytes(coldStart.bundleBytes)],
+        ['with the chunks it loads', formatBytes(coldStart.actionBundleBytes)],
       ],
     )}`,
   );
@@ -215,9 +213,15 @@ export function renderResults(results: BenchResults): string {
   );
 
   sections.push(
-    `Checks\n${renderTable(
-      ['check', 'result', 'detail'],
-      results.checks.map((check) => [check.name, check.ok ? 'ok' : 'FAILED', check.detail]),
+    `Checks (the exit code is 1 when one failed)\n${renderTable(
+      ['check', 'measured', 'goal', 'result', 'note'],
+      results.checks.map((check) => [
+        check.name,
+        formatValue(check.value, check.unit),
+        formatGoal(check.goal, check.unit),
+        check.ok ? 'ok' : 'FAILED',
+        check.note ?? '',
+      ]),
     )}`,
   );
   return `${sections.join('\n\n')}\n`;

@@ -4,14 +4,14 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { staleDistFiles } from '../scripts/check-dist.ts';
+import { benchChecks } from './goals.ts';
 import { measureColdStart } from './measure-cold-start.ts';
 import { measureDemo } from './measure-demo.ts';
 import { measureLatency } from './measure-latency.ts';
 import { measureScale } from './measure-scale.ts';
 import { measureToday } from './measure-today.ts';
-import { type BenchResults, type Check, renderResults } from './report.ts';
+import { type BenchResults, renderResults } from './report.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
-import { formatCount } from './table.ts';
 
 const RESULTS_PATH = new URL('./results.json', import.meta.url).pathname;
 
@@ -24,7 +24,7 @@ async function measureAll(): Promise<BenchResults> {
   const clock = performance.now();
   const loadAtStart = loadavg()[0] ?? 0;
 
-  progress('cold start (10 runs of node dist/index.js)…');
+  progress('cold start (10 runs of node dist/index.js, each after a bare node -e 0)…');
   const coldStart = await measureColdStart();
 
   progress('starting the local semaphore…');
@@ -42,25 +42,7 @@ async function measureAll(): Promise<BenchResults> {
   const { quiet, perSlot } = measured.demo;
   const { scale } = measured;
 
-  const checks: Check[] = [
-    {
-      name: 'quiet sweep: 1 semaphore and 0 Cloudflare requests',
-      ok: quiet.goalMet,
-      detail: `${quiet.semaphoreRequests} and ${quiet.cloudflareRequests}`,
-    },
-    {
-      name: 'scale: no 429 from our own traffic',
-      ok: scale.rateLimited === 0,
-      detail: `${formatCount(scale.rateLimited)} answers 429`,
-    },
-    {
-      name: "today's way leaves the same data as preview-gc",
-      ok: todayRun.sameDataLeft,
-      detail: todayRun.sameDataLeft
-        ? 'D1 rows, KV keys and R2 rules compared slot by slot'
-        : 'they differ: see today.dataLeft and today.previewDataLeft in results.json',
-    },
-  ];
+  const checks = benchChecks({ quietSweep: quiet, coldStart, scale, today: todayRun });
   return {
     startedAt: startedAt.toISOString(),
     durationMs: performance.now() - clock,
@@ -99,9 +81,9 @@ async function measureRest(stack: BenchStack) {
 }
 
 const stale = await staleDistFiles('dist');
-if (stale.includes('index.js')) {
+if (stale.length > 0) {
   process.stderr.write(
-    "bench: dist/index.js is not what the source builds; run 'npm run bundle' first (the bench measures dist/).\n",
+    `bench: dist/ is not what the source builds (${stale.join(', ')}); run 'npm run bundle' first (the bench measures dist/).\n`,
   );
   process.exit(1);
 }

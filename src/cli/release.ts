@@ -1,5 +1,5 @@
 // preview-gc release: end one slot's lease by hand, with the lease id a failed run printed, or by force.
-import { z } from 'zod';
+import * as z from 'zod';
 import { clean, paint } from '../report/terminal.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
 import { slugSchema } from '../semaphore/protocol.ts';

@@ -1,9 +1,21 @@
 // The Cloudflare account as preview-gc sees it: the few calls an erase needs, each one paced, counted
 // by kind and validated. The official SDK builds the requests (its own retries off); the Worker
 // upload is a hand-built FormData sent with the raw `put`, because the SDK's upload is broken in
-// 7.x (docs/cloudflare.md#the-sdks-worker-upload-is-broken-in-7x).
-import Cloudflare from 'cloudflare';
-import { z } from 'zod';
+// 7.x (docs/cloudflare.md#the-sdks-worker-upload-is-broken-in-7x). The client carries only the resources below (the SDK's tree-shakable
+// client and the `Base…` classes without sub-resources): the whole SDK would be most of the bundle.
+// biome-ignore lint/style/noRestrictedImports: types only (the rule's parameter types), erased from the bundle.
+import type Cloudflare from 'cloudflare';
+import type { ClientOptions } from 'cloudflare/client';
+import { BaseApplications } from 'cloudflare/resources/containers/applications/applications';
+import { BaseDatabase } from 'cloudflare/resources/d1/database/database';
+import { BaseNamespaces as BaseDurableObjectNamespaces } from 'cloudflare/resources/durable-objects/namespaces/namespaces';
+import { BaseKeys } from 'cloudflare/resources/kv/namespaces/keys';
+import { BaseNamespaces as BaseKvNamespaces } from 'cloudflare/resources/kv/namespaces/namespaces';
+import { BaseBuckets } from 'cloudflare/resources/r2/buckets/buckets';
+import { BaseLifecycle } from 'cloudflare/resources/r2/buckets/lifecycle';
+import { BaseScripts } from 'cloudflare/resources/workers/scripts/scripts';
+import { createClient } from 'cloudflare/tree-shakable';
+import * as z from 'zod';
 import type { R2Jurisdiction } from '../config/slot-config.ts';
 import { readAnswer, type SdkRequestOptions } from './answer.ts';
 import type { Pacer } from './pacer.ts';
@@ -91,12 +103,12 @@ export interface WorkerModuleFile {
 export class CloudflareAccount {
   readonly accountId: string;
   readonly pacer: Pacer;
-  private readonly client: Cloudflare;
+  private readonly client: ReturnType<typeof createAccountClient>;
 
   constructor(options: CloudflareAccountOptions) {
     this.accountId = options.accountId;
     this.pacer = options.pacer;
-    this.client = new Cloudflare({
+    this.client = createAccountClient({
       apiToken: options.apiToken,
       // Explicit nulls: the SDK would otherwise pick up CLOUDFLARE_API_KEY & co. from the environment.
       apiKey: null,
@@ -377,6 +389,23 @@ export class CloudflareAccount {
       z.looseObject({}),
     );
   }
+}
+
+/** The SDK's client with just the resources the calls above use. */
+function createAccountClient(options: ClientOptions) {
+  return createClient({
+    ...options,
+    resources: [
+      BaseDatabase,
+      BaseKvNamespaces,
+      BaseKeys,
+      BaseBuckets,
+      BaseLifecycle,
+      BaseScripts,
+      BaseDurableObjectNamespaces,
+      BaseApplications,
+    ],
+  });
 }
 
 /** The default jurisdiction is the absence of the header. */

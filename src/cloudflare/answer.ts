@@ -1,8 +1,8 @@
 // One HTTP attempt through the SDK, turned into either a validated answer or a CloudflareCallError.
 // The SDK is only used to build and send the request (`.asResponse()`): the envelope is read and
 // checked here, because the SDK hands back `result` of a 200 with `success: false` as if it worked.
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare';
-import { z } from 'zod';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare/error';
+import * as z from 'zod';
 import { type CallFailureReason, CloudflareCallError } from './call-error.ts';
 import type { AttemptContext } from './pacer.ts';
 

@@ -1,6 +1,6 @@
 // Every input of the action (and every flag and env variable of the CLI) is validated here, once,
 // into one typed Settings object. Nothing downstream reads raw inputs again.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const COMMANDS = ['gc', 'cleanup', 'status'] as const;
 export type Command = (typeof COMMANDS)[number];

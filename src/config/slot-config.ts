@@ -3,7 +3,7 @@
 // file, the place inside it (`resources.r2[1].expire.after`, line:column) and what to write instead.
 import { readFile } from 'node:fs/promises';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { closestWord } from './did-you-mean.ts';
 import { parseDurationSeconds } from './duration.ts';
 import { firstMatchingGlob } from './glob.ts';

@@ -1,13 +1,12 @@
 // The SlotEraser the commands use in real runs: one pacer, one account client and one name resolver
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
-import { CloudflareAccount } from '../cloudflare/account.ts';
-import { type EraseResult, eraseSlot } from '../cloudflare/erase.ts';
+import type { EraseResult } from '../cloudflare/erase.ts';
 import type { StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
-import { NameResolver } from '../cloudflare/resolver.ts';
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { ApiUsageReport } from '../report/model.ts';
+import type { connect } from './cloudflare-connection.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
 
 export interface CloudflareEraserOptions {
@@ -76,14 +75,8 @@ export function createCloudflareEraser(
     deadlineAt: options.deadlineAt,
     signal: options.signal,
   });
-  const account = new CloudflareAccount({
-    apiToken: options.apiToken,
-    accountId: options.accountId,
-    baseUrl: options.baseUrl,
-    pacer,
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  });
-  const resolver = new NameResolver(account);
+  // Loaded on the first erase (see cloudflare-connection.ts), once for the whole run.
+  let connection: Promise<ReturnType<typeof connect>> | undefined;
   const eraser: SlotEraser = {
     refusal(slug) {
       try {
@@ -95,6 +88,8 @@ export function createCloudflareEraser(
       }
     },
     async erase({ slug, fence, dryRun }) {
+      connection ??= import('./cloudflare-connection.ts').then((module) => module.connect(options, pacer));
+      const { account, resolver, eraseSlot } = await connection;
       const result = await eraseSlot({
         account,
         resolver,

@@ -1,7 +1,7 @@
 // Semaphore protocol v1 (docs: ../../../shared/docs/semaphore-protocol.md, docs/semaphore.md).
 // One set of zod schemas serves both ends: the Worker validates requests with them and the
 // client validates answers with them, so the two cannot drift apart.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const MIN_LEASE_MS = 1_000;
 export const MAX_LEASE_MS = 2_592_000_000; // 30 days

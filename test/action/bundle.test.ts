@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { staleDistFiles } from '../../scripts/check-dist.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bundle, bundleEntry } from '../../scripts/bundle.ts';
+import { distProblems, staleFiles } from '../../scripts/check-dist.ts';
 
 /** The environment of a runner step that was given no inputs at all. */
 function envWithoutInputs(): NodeJS.ProcessEnv {
@@ -34,16 +35,98 @@ describe('the bundled action', () => {
   });
 });
 
+describe('the bundled CLI', () => {
+  it('answers --help from dist/cli.js, its chunks beside it', () => {
+    const result = spawnSync(process.execPath, ['dist/cli.js', '--help'], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('Usage: preview-gc <command>');
+  });
+});
+
 describe('check-dist', () => {
-  it('passes on the committed dist/ and fails once dist/ and the source disagree', async () => {
-    expect(await staleDistFiles('dist')).toEqual([]);
-    const tampered = await mkdtemp(join(tmpdir(), 'preview-gc-tampered-'));
+  let fresh: string;
+  let copy: string;
+
+  beforeAll(async () => {
+    fresh = await mkdtemp(join(tmpdir(), 'preview-gc-fresh-'));
+    await bundle(fresh);
+  });
+  afterAll(async () => {
+    await rm(fresh, { recursive: true, force: true });
+  });
+
+  /** A copy of the committed dist/ to break by hand; removed after the test. */
+  async function distCopy(): Promise<string> {
+    copy = await mkdtemp(join(tmpdir(), 'preview-gc-tampered-'));
+    await cp('dist', copy, { recursive: true });
+    return copy;
+  }
+  afterEach(async () => {
+    if (copy !== undefined) await rm(copy, { recursive: true, force: true });
+  });
+
+  it('passes on the committed dist/: the source builds it, every script has a map, every package a licence', async () => {
+    expect(await staleFiles('dist', fresh)).toEqual([]);
+    expect(await distProblems('dist')).toEqual([]);
+  });
+
+  it('fails once a script, its sourcemap or the licences differ from what the source builds', async () => {
+    const tampered = await distCopy();
+    await appendFile(join(tampered, 'index.js'), '\n// edited by hand\n');
+    await appendFile(join(tampered, 'cli.js.map'), ' ');
+    await appendFile(join(tampered, 'licenses.txt'), 'one more line\n');
+    expect(await staleFiles(tampered, fresh)).toEqual(['cli.js.map', 'index.js', 'licenses.txt']);
+  });
+
+  it('names a script whose sourcemap is missing, and a map whose source is not there', async () => {
+    const tampered = await distCopy();
+    await rm(join(tampered, 'index.js.map'));
+    const cliMap = JSON.parse(await readFile(join(tampered, 'cli.js.map'), 'utf8'));
+    cliMap.sources[0] = '../src/gone.ts';
+    await writeFile(join(tampered, 'cli.js.map'), JSON.stringify(cliMap));
+    expect(await distProblems(tampered)).toEqual([
+      'cli.js.map: source ../src/gone.ts does not exist',
+      'index.js: its sourcemap index.js.map is missing',
+    ]);
+  });
+
+  it('names a bundled package whose licence is missing from licenses.txt', async () => {
+    const tampered = await distCopy();
+    const licenses = await readFile(join(tampered, 'licenses.txt'), 'utf8');
+    const withoutYaml = licenses.replace(/^={78}\nyaml@[\s\S]*?(?=^={78}\n|$(?![\s\S]))/m, '');
+    expect(withoutYaml.length).toBeLessThan(licenses.length);
+    await writeFile(join(tampered, 'licenses.txt'), withoutYaml);
+    const [problem, ...rest] = await distProblems(tampered);
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(/^licenses\.txt: no licence for yaml@\d+\.\d+\.\d+, which is bundled/);
+  });
+});
+
+describe('dist/licenses.txt', () => {
+  it('carries the whole licence text of the bundled packages, the Apache-2.0 of the Cloudflare SDK too', async () => {
+    const licenses = await readFile('dist/licenses.txt', 'utf8');
+    for (const file of [
+      'node_modules/cloudflare/LICENSE',
+      'node_modules/zod/LICENSE',
+      'node_modules/yaml/LICENSE',
+    ]) {
+      expect(licenses).toContain((await readFile(file, 'utf8')).replace(/\r\n/g, '\n').trimEnd());
+    }
+    expect(licenses).toMatch(
+      /^cloudflare@\S+\nLicense: Apache-2\.0; bundled into dist\/cli\.js, dist\/index\.js$/m,
+    );
+  });
+});
+
+describe('the bundle', () => {
+  it('refuses code that only tests use', async () => {
+    const outdir = await mkdtemp(join(tmpdir(), 'preview-gc-probe-'));
     try {
-      await cp('dist', tampered, { recursive: true });
-      await appendFile(join(tampered, 'index.js'), '\n// edited by hand\n');
-      expect(await staleDistFiles(tampered)).toEqual(['index.js']);
+      await expect(bundleEntry(outdir, 'probe', 'test/support/action-run.ts')).rejects.toThrow(
+        /dist\/probe\.js would carry what only tests and tooling use: test\/support\/action-run\.ts \(test code\)/,
+      );
     } finally {
-      await rm(tampered, { recursive: true, force: true });
+      await rm(outdir, { recursive: true, force: true });
     }
   });
 });

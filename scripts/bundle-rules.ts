@@ -1,0 +1,69 @@
+// What may and may not enter dist/: modules whose load-time work preview-gc does not need, and
+// code that only tests and tooling use.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Metafile, Plugin } from 'esbuild';
+import { packageDirOf, packageNameOf } from './bundled-packages.ts';
+
+/**
+ * Modules the bundle may leave out whenever nothing of theirs is used (esbuild's `sideEffects: false`).
+ * Each runs code when loaded, so esbuild keeps them, and everything they import, even when no
+ * export of theirs is called. If preview-gc ever calls one, esbuild bundles it as before.
+ */
+const LOADED_BUT_UNUSED: readonly RegExp[] = [
+  // ~430 KiB with undici and tunnel: only @actions/core's getIDToken (an OIDC token) uses it, and
+  // preview-gc asks for none. undici's one load-time act is to install its own Agent as the dispatcher
+  // of Node's global fetch; without it, fetch keeps Node's built-in one.
+  /\/node_modules\/@actions\/http-client\//,
+  // ~100 KiB of Octokit, built (Octokit.plugin(...).defaults(...)) when the module loads: only
+  // getOctokit uses it; preview-gc reads github.context and fetches pull request titles itself.
+  /\/node_modules\/@actions\/github\/lib\/utils\.js$/,
+];
+
+/** Marks LOADED_BUT_UNUSED modules free of side effects, so unused means left out. */
+export const leaveOutUnusedModules: Plugin = {
+  name: 'leave-out-unused-modules',
+  setup(build) {
+    const inner = Symbol('resolving');
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === inner) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: inner,
+      });
+      if (resolved.errors.length > 0 || !LOADED_BUT_UNUSED.some((path) => path.test(resolved.path))) {
+        return undefined;
+      }
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
+
+/**
+ * Inputs that must never be in a bundle: the tests' own code and every devDependency (the twin,
+ * wrangler, msw, vitest and the like are what only tests and tooling use). Returns one line per
+ * offending input, empty when the bundle is clean.
+ */
+export function testOnlyInputs(root: string, metafile: Metafile): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    devDependencies?: Record<string, string>;
+  };
+  const devOnly = new Set(Object.keys(manifest.devDependencies ?? {}));
+  const problems = new Set<string>();
+  for (const path of Object.keys(metafile.inputs)) {
+    const dir = packageDirOf(path);
+    // Only a top-level copy is the devDependency; a nested one belongs to the package above it.
+    if (
+      dir !== undefined &&
+      dir === `node_modules/${packageNameOf(dir)}` &&
+      devOnly.has(packageNameOf(dir))
+    ) {
+      problems.add(`${packageNameOf(dir)} (a devDependency)`);
+    } else if (dir === undefined && /^(test|bench)\//.test(path)) {
+      problems.add(`${path} (test code)`);
+    }
+  }
+  return [...problems].sort();
+}

@@ -1,0 +1,19 @@
+// The Cloudflare side of an eraser: the account client, the name resolver and the erase steps.
+// cloudflare-eraser.ts loads this module on the first erase, not at start-up: a sweep with nothing to
+// reclaim (most hourly runs) never loads the Cloudflare SDK, and the bundle keeps it in a chunk of its own.
+import { CloudflareAccount } from '../cloudflare/account.ts';
+import { eraseSlot } from '../cloudflare/erase.ts';
+import type { Pacer } from '../cloudflare/pacer.ts';
+import { NameResolver } from '../cloudflare/resolver.ts';
+import type { CloudflareEraserOptions } from './cloudflare-eraser.ts';
+
+export function connect(options: CloudflareEraserOptions, pacer: Pacer) {
+  const account = new CloudflareAccount({
+    apiToken: options.apiToken,
+    accountId: options.accountId,
+    baseUrl: options.baseUrl,
+    pacer,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+  });
+  return { account, resolver: new NameResolver(account), eraseSlot };
+}
