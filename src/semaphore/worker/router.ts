@@ -16,6 +16,13 @@ import {
   toIssues,
 } from '../protocol.ts';
 import { isAuthorized } from './auth.ts';
+import {
+  type AssetsBinding,
+  CONSOLE_CONFIG_ROUTE,
+  consoleConfig,
+  isConsoleRequest,
+  serveConsole,
+} from './console.ts';
 import { errorResponse, json, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolOutcome } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
@@ -24,6 +31,10 @@ import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from 
 export interface Env {
   SEMAPHORE_TOKEN?: string;
   POOLS: DurableObjectNamespace<PoolObject>;
+  /** The web console's files (console.ts). */
+  ASSETS: AssetsBinding;
+  /** Optional `owner/name`: the console links `pr-<n>` holders to that repository's pull requests. */
+  REPOSITORY?: string;
   /** Tests only, never in wrangler.jsonc: 'enabled' adds the test clock route (see test-clock.ts). */
   PREVIEW_GC_TEST_CLOCK?: string;
 }
@@ -107,6 +118,7 @@ async function slotRoute(request: Request, env: Env, url: URL): Promise<Response
 async function route(request: Request, env: Env): Promise<Response> {
   const url = new URL(request.url);
   if (request.method === 'GET' && url.pathname === '/api/health') return json(200, { ok: true, version });
+  if (isConsoleRequest(request, url)) return serveConsole(request, env.ASSETS);
   const token = env.SEMAPHORE_TOKEN;
   if (token === undefined || token === '') {
     return errorResponse(
@@ -122,6 +134,9 @@ async function route(request: Request, env: Env): Promise<Response> {
   if (bodyRouteHandler !== undefined) return bodyRouteHandler(request, env);
   if (request.method === 'POST' && url.pathname === TEST_CLOCK_ROUTE && testClockRouteAvailable(env, url)) {
     return advanceTestClock(request, env);
+  }
+  if (request.method === 'GET' && url.pathname === CONSOLE_CONFIG_ROUTE) {
+    return json(200, consoleConfig(env.REPOSITORY));
   }
   if (request.method === 'GET' && url.pathname === '/api/resources') {
     const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
