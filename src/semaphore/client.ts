@@ -208,7 +208,11 @@ export class SemaphoreClient {
     });
   }
 
-  /** `null`: a live lease holds the slot ("somebody has it now"), not an error. */
+  /**
+   * `null`: a live lease holds the slot ("somebody has it now"), not an error. With `force: true`,
+   * `ifHolder`/`ifGeneration` make the force conditional: a slot that no longer matches is a
+   * SemaphoreError with code `condition_failed`, and nothing changed.
+   */
   acquireSpecific(input: AcquireSpecificRequest): Promise<Lease | null> {
     return this.#call({
       method: 'POST',
@@ -241,14 +245,19 @@ export class SemaphoreClient {
     });
   }
 
+  /**
+   * With `force: true`, `ifHolder`/`ifGeneration` make the force conditional: a slot that no longer
+   * matches answers `released: false, conditionFailed: true` with its current holder and generation.
+   */
   release(input: ReleaseRequest): Promise<ReleaseAnswer> {
     return this.#call({
       method: 'POST',
       path: '/api/resources/release',
       body: input,
       schema: releaseAnswerSchema,
-      // Releasing by leaseId twice is harmless; a force release repeated could release a newer lease.
-      retryable: input.leaseId !== undefined && input.force !== true,
+      // Releasing by leaseId twice is harmless, and so is a force pinned to a generation (a newer lease
+      // has a newer generation); an unpinned force repeated could release a newer lease.
+      retryable: input.leaseId !== undefined || (input.force === true && input.ifGeneration !== undefined),
     });
   }
 

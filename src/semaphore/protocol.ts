@@ -56,6 +56,37 @@ export const slotDataSchema = z
 
 const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID' });
 
+export const generationSchema = z
+  .int({ error: 'generation must be a non-negative integer' })
+  .nonnegative({ error: 'generation must be a non-negative integer' });
+
+/**
+ * The condition of a conditional force: the server changes the slot only while its lease is still
+ * `ifHolder`'s and the slot is still at `ifGeneration` (the fencing token read from the listing), so
+ * "take away pr-7's lease" can never take away the lease pr-8 got in between.
+ */
+const forceConditionFields = {
+  ifHolder: holderSchema.optional(),
+  ifGeneration: generationSchema.optional(),
+};
+
+/** A condition only makes sense on a force: without it the call never takes anyone's live lease. */
+function conditionNeedsForce(
+  body: { force?: boolean | undefined; ifHolder?: string | undefined; ifGeneration?: number | undefined },
+  context: z.RefinementCtx,
+): void {
+  if (body.force === true) return;
+  for (const field of ['ifHolder', 'ifGeneration'] as const) {
+    if (body[field] !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `${field} is a condition on force: true; send it only together with force: true`,
+      });
+    }
+  }
+}
+
 // Request bodies are strict: a misspelt optional field (`claen`, `forse`) must be refused, not
 // silently ignored, because ignoring it changes what the call does.
 export const addRequestSchema = z.strictObject({
@@ -64,14 +95,17 @@ export const addRequestSchema = z.strictObject({
   data: slotDataSchema.optional(),
 });
 
-export const acquireSpecificRequestSchema = z.strictObject({
-  type: poolTypeSchema,
-  slug: slugSchema,
-  holder: holderSchema,
-  leaseMs: leaseMsSchema,
-  force: z.boolean().optional(),
-  requestId: requestIdSchema.optional(),
-});
+export const acquireSpecificRequestSchema = z
+  .strictObject({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    holder: holderSchema,
+    leaseMs: leaseMsSchema,
+    force: z.boolean().optional(),
+    ...forceConditionFields,
+    requestId: requestIdSchema.optional(),
+  })
+  .superRefine(conditionNeedsForce);
 
 export const acquireRequestSchema = z.strictObject({
   type: poolTypeSchema,
@@ -98,8 +132,10 @@ export const releaseRequestSchema = z
     slug: slugSchema,
     leaseId: leaseIdSchema.optional(),
     force: z.boolean().optional(),
+    ...forceConditionFields,
     clean: z.boolean().optional(),
   })
+  .superRefine(conditionNeedsForce)
   .superRefine((body, context) => {
     // `force: false` counts as absent.
     if (body.leaseId !== undefined && body.force === true) {
@@ -201,7 +237,18 @@ export const semaphoreEventSchema = z.object({
 export const healthAnswerSchema = z.object({ ok: z.literal(true), version: z.string() });
 export const listAnswerSchema = z.object({ now: epochMs, resources: z.array(slotSchema) });
 export const deleteAnswerSchema = z.object({ deleted: z.literal(true) });
-export const releaseAnswerSchema = z.object({ released: z.boolean(), dirty: z.boolean() });
+/**
+ * `holder` is the holder whose lease the call released, or the current holder (null: none) when it
+ * released nothing; `generation` is the slot's. `conditionFailed`: a force's ifHolder/ifGeneration
+ * did not match, so nothing changed.
+ */
+export const releaseAnswerSchema = z.object({
+  released: z.boolean(),
+  dirty: z.boolean(),
+  holder: z.string().nullable(),
+  generation: z.int().nonnegative(),
+  conditionFailed: z.boolean(),
+});
 export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
 
 export const ERROR_CODES = [
@@ -211,6 +258,7 @@ export const ERROR_CODES = [
   'already_exists',
   'leased',
   'none_available',
+  'condition_failed',
   'too_large',
   'internal',
 ] as const;

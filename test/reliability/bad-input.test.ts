@@ -376,7 +376,11 @@ function answering(script: Script): (request: StubRequest) => StubAnswer | undef
     const route = request.path.split('/').at(-1);
     if (route === 'acquire-specific') return script.acquire ?? ok(lease('bad-a'));
     if (route === 'renew') return script.renew ?? ok(lease('bad-a'));
-    if (route === 'release') return script.release ?? ok({ released: true, dirty: false });
+    if (route === 'release')
+      return (
+        script.release ??
+        ok({ released: true, dirty: false, holder: 'gc', generation: 4, conditionFailed: false })
+      );
     return undefined;
   };
 }

@@ -222,6 +222,23 @@ function takeSlot(
   return toLease(type, taken, lease);
 }
 
+/** The condition of a conditional force; absent fields always match. */
+interface ForceCondition {
+  ifHolder?: string | undefined;
+  ifGeneration?: number | undefined;
+}
+
+/** True when the slot is no longer what the caller saw: another holder (or none), or another generation. */
+function conditionFails(slot: SlotState, condition: ForceCondition): boolean {
+  return (
+    (condition.ifHolder !== undefined && slot.lease?.holder !== condition.ifHolder) ||
+    (condition.ifGeneration !== undefined && slot.generation !== condition.ifGeneration)
+  );
+}
+
+/** Holders are data: quoted, so the message shows exactly where one starts and ends. */
+const quoted = (holder: string | null): string => (holder === null ? 'nobody' : JSON.stringify(holder));
+
 function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now: number): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
@@ -231,6 +248,14 @@ function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now:
   const live = slot.lease !== null && slot.lease.leasedUntil > now;
   // A live lease is never taken without force, whoever holds it: `null` means "somebody has it now".
   if (live && request.force !== true) return answer(null);
+  if (conditionFails(slot, request)) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'condition_failed',
+      message: `slot ${slot.slug} of pool ${request.type} is held by ${quoted(slot.lease?.holder ?? null)} at generation ${slot.generation}, not what ifHolder/ifGeneration named; nothing was changed`,
+    };
+  }
   return answer(takeSlot(store, request.type, slot, request, scope, now));
 }
 
@@ -266,9 +291,19 @@ function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOu
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
   const lease = slot.lease;
-  const releases = lease !== null && (request.force === true || lease.leaseId === request.leaseId);
+  const conditionFailed = conditionFails(slot, request);
+  const releases =
+    lease !== null && !conditionFailed && (request.force === true || lease.leaseId === request.leaseId);
   // A call that releases nothing changes nothing, `clean` included.
-  if (!releases) return answer({ released: false, dirty: slot.dirty } satisfies ReleaseAnswer);
+  if (!releases) {
+    return answer({
+      released: false,
+      dirty: slot.dirty,
+      holder: lease?.holder ?? null,
+      generation: slot.generation,
+      conditionFailed,
+    } satisfies ReleaseAnswer);
+  }
   const released: SlotState = {
     ...slot,
     dirty: request.clean === true ? false : slot.dirty,
@@ -283,5 +318,11 @@ function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOu
     clean: request.clean === true,
     dirty: released.dirty,
   });
-  return answer({ released: true, dirty: released.dirty } satisfies ReleaseAnswer);
+  return answer({
+    released: true,
+    dirty: released.dirty,
+    holder: lease.holder,
+    generation: released.generation,
+    conditionFailed: false,
+  } satisfies ReleaseAnswer);
 }
