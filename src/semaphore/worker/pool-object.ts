@@ -3,6 +3,7 @@
 // command that throws leaves nothing half-written.
 import { DurableObject } from 'cloudflare:workers';
 import { type PoolCommand, type PoolOutcome, runCommand } from './pool.ts';
+import { migrate } from './schema.ts';
 import { PoolStore } from './store.ts';
 import { type PoolClock, poolClock } from './test-clock.ts';
 
@@ -12,6 +13,8 @@ export class PoolObject extends DurableObject {
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
+    // An old store upgrades in place before the first command; a failed upgrade rolls back whole.
+    ctx.storage.transactionSync(() => migrate(ctx.storage.sql));
     this.#store = new PoolStore(ctx.storage.sql);
     this.#clock = poolClock(ctx.storage.sql, env);
   }

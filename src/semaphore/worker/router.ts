@@ -7,9 +7,11 @@ import {
   acquireSpecificRequestSchema,
   addRequestSchema,
   DEFAULT_EVENTS_LIMIT,
+  deleteQuerySchema,
   describeIssues,
   eventsQuerySchema,
   listQuerySchema,
+  markDirtyRequestSchema,
   releaseRequestSchema,
   renewRequestSchema,
   slotPathSchema,
@@ -85,6 +87,8 @@ const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Respon
     bodyRoute(request, env, renewRequestSchema, (body) => ({ op: 'renew', request: body })),
   '/api/resources/release': (request, env) =>
     bodyRoute(request, env, releaseRequestSchema, (body) => ({ op: 'release', request: body })),
+  '/api/resources/mark-dirty': (request, env) =>
+    bodyRoute(request, env, markDirtyRequestSchema, (body) => ({ op: 'mark-dirty', request: body })),
 };
 
 /** Moves one pool's clock forward; the route exists only on a semaphore started with the test clock. */
@@ -108,7 +112,11 @@ async function slotRoute(request: Request, env: Env, url: URL): Promise<Response
   const path = validate(slotPathSchema, { type: rawType, slug: rawSlug }, 'path');
   if ('response' in path) return path.response;
   const { type, slug } = path.value;
-  if (request.method === 'DELETE') return runInPool(env, type, { op: 'remove', type, slug });
+  if (request.method === 'DELETE') {
+    const query = validate(deleteQuerySchema, { note: url.searchParams.get('note') ?? undefined }, 'query');
+    if ('response' in query) return query.response;
+    return runInPool(env, type, { op: 'remove', type, slug, note: query.value.note });
+  }
   if (!isEvents) return runInPool(env, type, { op: 'find', type, slug });
   const query = validate(eventsQuerySchema, { limit: url.searchParams.get('limit') ?? undefined }, 'query');
   if ('response' in query) return query.response;
