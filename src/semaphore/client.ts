@@ -19,6 +19,8 @@ import {
   leaseSchema,
   listAnswerSchema,
   type MarkDirtyRequest,
+  type PoolsAnswer,
+  poolsAnswerSchema,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
@@ -178,6 +180,11 @@ export class SemaphoreClient {
       schema: listAnswerSchema,
       retryable: true,
     });
+  }
+
+  /** Every pool that has at least one slot, with its counts. */
+  pools(): Promise<PoolsAnswer> {
+    return this.#call({ method: 'GET', path: '/api/pools', schema: poolsAnswerSchema, retryable: true });
   }
 
   /** A slot that does not exist is a SemaphoreError with code `not_found`. */

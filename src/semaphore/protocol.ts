@@ -303,6 +303,15 @@ export const releaseAnswerSchema = z.object({
   conditionFailed: z.boolean(),
 });
 export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
+/** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
+export const poolSummarySchema = z.object({
+  type: z.string(),
+  slots: z.int().positive(),
+  leased: z.int().nonnegative(),
+  expired: z.int().nonnegative(),
+  dirty: z.int().nonnegative(),
+});
+export const poolsAnswerSchema = z.object({ now: epochMs, pools: z.array(poolSummarySchema) });
 
 export const ERROR_CODES = [
   'invalid_request',
@@ -332,6 +341,8 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
 export type ListAnswer = z.infer<typeof listAnswerSchema>;
 export type ReleaseAnswer = z.infer<typeof releaseAnswerSchema>;
+export type PoolSummary = z.infer<typeof poolSummarySchema>;
+export type PoolsAnswer = z.infer<typeof poolsAnswerSchema>;
 export type Issue = z.infer<typeof issueSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

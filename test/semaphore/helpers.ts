@@ -1,4 +1,7 @@
 // Shared by the semaphore tests: raw HTTP calls (to see exact statuses and bodies) and bounded polling.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import {
@@ -95,6 +98,29 @@ export function semaphoreForFile(options: LocalSemaphoreOptions = {}): {
       return get().client;
     },
   };
+}
+
+/**
+ * Runs `before` against a semaphore that persists its state to a fresh directory, stops it, and runs
+ * `after` against a new semaphore on the same directory: what a restart keeps.
+ */
+export async function acrossRestart(
+  before: (client: SemaphoreClient) => Promise<void>,
+  after: (client: SemaphoreClient) => Promise<void>,
+): Promise<void> {
+  const persistDir = await mkdtemp(join(tmpdir(), 'semaphore-restart-'));
+  try {
+    for (const step of [before, after]) {
+      const semaphore = await startLocalSemaphore({ persistDir });
+      try {
+        await step(clientFor(semaphore));
+      } finally {
+        await semaphore.stop();
+      }
+    }
+  } finally {
+    await rm(persistDir, { recursive: true, force: true });
+  }
 }
 
 /** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */

@@ -8,6 +8,7 @@ import type {
   EventKind,
   Lease,
   MarkDirtyRequest,
+  PoolSummary,
   ReleaseAnswer,
   ReleaseRequest,
   RenewRequest,
@@ -18,6 +19,7 @@ import type { AcquireFlags, CurrentLease, PoolStore, RequestScope, SlotState } f
 
 export type PoolCommand =
   | { op: 'list'; type: string }
+  | { op: 'summary'; type: string }
   | { op: 'find'; type: string; slug: string }
   | { op: 'add'; request: AddRequest }
   | { op: 'remove'; type: string; slug: string; note?: string | undefined }
@@ -41,10 +43,16 @@ const notFound = (type: string, slug: string): PoolOutcome => ({
   message: `slot ${slug} does not exist in pool ${type}; add it with POST /api/resources`,
 });
 
+/** The pool a command is for (the name of the Durable Object that runs it). */
+export const poolTypeOf = (command: PoolCommand): string =>
+  'request' in command ? command.request.type : command.type;
+
 export function runCommand(store: PoolStore, command: PoolCommand, now: number): PoolOutcome {
   switch (command.op) {
     case 'list':
       return answer({ now, resources: store.all().map((slot) => toSlot(command.type, slot, now)) });
+    case 'summary':
+      return answer({ type: command.type, ...store.summary(now) } satisfies PoolSummary);
     case 'find': {
       const slot = store.find(command.slug);
       return slot === undefined
@@ -146,7 +154,8 @@ function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
   const slot: SlotState = {
     slug: request.slug,
     data: request.data ?? {},
-    generation: 0,
+    // A fencing token never repeats: a slug added again continues from its highest generation.
+    generation: store.generationOfDeleted(request.slug),
     dirty: request.dirty === true,
     lease: null,
     lastHolder: null,
@@ -178,7 +187,7 @@ function remove(
     };
   }
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
-  store.delete(slug);
+  store.delete(slot);
   // The log outlives the slot, so a slot added again under the same slug shows its history.
   logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, withNote({}, note));
   return answer({ deleted: true });

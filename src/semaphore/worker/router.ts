@@ -12,6 +12,7 @@ import {
   eventsQuerySchema,
   listQuerySchema,
   markDirtyRequestSchema,
+  type PoolSummary,
   releaseRequestSchema,
   renewRequestSchema,
   slotPathSchema,
@@ -28,11 +29,13 @@ import {
 import { errorResponse, json, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolOutcome } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
+import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
 import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from './test-clock.ts';
 
 export interface Env {
   SEMAPHORE_TOKEN?: string;
   POOLS: DurableObjectNamespace<PoolObject>;
+  REGISTRY: DurableObjectNamespace<PoolRegistry>;
   /** The web console's files (console.ts). */
   ASSETS: AssetsBinding;
   /** Optional `owner/name`: the console links `pr-<n>` holders to that repository's pull requests. */
@@ -57,6 +60,17 @@ async function runInPool(env: Env, type: string, command: PoolCommand): Promise<
   return outcome.ok
     ? json(outcome.status, outcome.body)
     : errorResponse(outcome.status, outcome.code, outcome.message);
+}
+
+/** Every pool the registry knows, with its numbers as the pool itself has them now. */
+async function listPools(env: Env): Promise<Response> {
+  const types = await env.REGISTRY.getByName(REGISTRY_NAME).poolTypes();
+  const outcomes = await Promise.all(
+    types.map((type) => env.POOLS.getByName(type).run({ op: 'summary', type })),
+  );
+  const pools = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.body as PoolSummary] : []));
+  // A pool whose last slot was deleted a moment ago may still be registered: its own count decides.
+  return json(200, { now: Date.now(), pools: pools.filter((pool) => pool.slots > 0) });
 }
 
 /** POST routes whose body names the pool: read (413), validate (400), run. */
@@ -143,6 +157,7 @@ async function route(request: Request, env: Env): Promise<Response> {
   if (request.method === 'POST' && url.pathname === TEST_CLOCK_ROUTE && testClockRouteAvailable(env, url)) {
     return advanceTestClock(request, env);
   }
+  if (request.method === 'GET' && url.pathname === '/api/pools') return listPools(env);
   if (request.method === 'GET' && url.pathname === CONSOLE_CONFIG_ROUTE) {
     return json(200, consoleConfig(env.REPOSITORY));
   }

@@ -1,7 +1,8 @@
-// The SQLite schema of a pool's store, as numbered migrations. A store remembers the version it is at
-// (table `schema_version`); opening it applies every later migration in order, inside one transaction,
-// so an old store upgrades in place and a new one is built by the same steps. Migrations are only ever
-// appended: a deployed store may be at any earlier version.
+// The SQLite schemas of the Worker's Durable Objects (a pool's store, the pool registry), as numbered
+// migrations. A store remembers the version it is at (table `schema_version`); opening it applies every
+// later migration in order, inside one transaction, so an old store upgrades in place and a new one is
+// built by the same steps. Migrations are only ever appended: a deployed store may be at any earlier
+// version.
 
 /** A value SQLite stores. */
 export type SqlValue = ArrayBuffer | string | number | null;
@@ -14,8 +15,11 @@ export interface SqlDatabase {
   exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): { toArray(): T[] };
 }
 
-/** Each entry takes the store from version `index` to `index + 1`. */
-const MIGRATIONS: readonly (readonly string[])[] = [
+/** Each entry takes a store from version `index` to `index + 1`. */
+export type Migrations = readonly (readonly string[])[];
+
+/** A pool's store (one PoolObject per pool type). */
+export const POOL_MIGRATIONS: Migrations = [
   // 1: the first schema. Written with IF NOT EXISTS, because stores created before versioning have
   // these tables already and no `schema_version`: for them this step changes nothing.
   [
@@ -62,9 +66,30 @@ const MIGRATIONS: readonly (readonly string[])[] = [
     'ALTER TABLE request_ids ADD COLUMN reused INTEGER NOT NULL DEFAULT 0',
     'ALTER TABLE request_ids ADD COLUMN took_expired INTEGER NOT NULL DEFAULT 0',
   ],
+  // 3: what the pool last told the registry (registry-outbox.ts).
+  [
+    `CREATE TABLE registry_outbox (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      type TEXT NOT NULL,
+      slots INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      sent INTEGER NOT NULL
+    )`,
+  ],
+  // 4: the highest generation of every deleted slug, so a slug added again continues from it and a
+  // fencing token never repeats. Older stores know their deleted slugs only from the event log.
+  [
+    'CREATE TABLE slug_generations (slug TEXT PRIMARY KEY, generation INTEGER NOT NULL)',
+    `INSERT INTO slug_generations (slug, generation)
+       SELECT slug, max(generation) FROM events WHERE slug NOT IN (SELECT slug FROM slots) GROUP BY slug`,
+  ],
 ];
 
-export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The registry of pools (one PoolRegistry for the Worker). */
+export const REGISTRY_MIGRATIONS: Migrations = [
+  // 1: every pool that ever reported, with its slot count as of its newest report (`seq`).
+  ['CREATE TABLE pools (type TEXT PRIMARY KEY, slots INTEGER NOT NULL, seq INTEGER NOT NULL)'],
+];
 
 /** The version the store is at; 0 for an empty store or one created before versioning. */
 function storedVersion(sql: SqlDatabase): number {
@@ -76,19 +101,20 @@ function storedVersion(sql: SqlDatabase): number {
 }
 
 /**
- * Brings the store to `target` (SCHEMA_VERSION; tests pass an older one to build an old store). Run it
- * inside a transaction: a migration that fails halfway then leaves the store at its old version. A
- * store newer than this code is refused, since writing to it could lose what the newer version keeps.
+ * Brings the store to the newest version of `migrations` (tests pass an older `target` to build an
+ * old store). Run it inside a transaction: a migration that fails halfway then leaves the store at its
+ * old version. A store newer than this code is refused, since writing to it could lose what the newer
+ * version keeps.
  */
-export function migrate(sql: SqlDatabase, target = SCHEMA_VERSION): void {
+export function migrate(sql: SqlDatabase, migrations: Migrations, target = migrations.length): void {
   const from = storedVersion(sql);
-  if (from > SCHEMA_VERSION) {
+  if (from > migrations.length) {
     throw new Error(
-      `this pool's store is at schema version ${from}, newer than this Worker's ${SCHEMA_VERSION}; deploy the newer Worker`,
+      `this store is at schema version ${from}, newer than this Worker's ${migrations.length}; deploy the newer Worker`,
     );
   }
   if (from >= target) return;
-  for (const statements of MIGRATIONS.slice(from, target)) {
+  for (const statements of migrations.slice(from, target)) {
     for (const statement of statements) sql.exec(statement);
   }
   sql.exec(

@@ -141,6 +141,25 @@ export class PoolStore {
     return row === undefined ? undefined : toSlotState(row);
   }
 
+  count(): number {
+    return this.#sql.exec<{ slots: number }>('SELECT count(*) AS slots FROM slots').toArray()[0]?.slots ?? 0;
+  }
+
+  /** How many slots the pool has, how many are leased (expired ones included), expired and dirty. */
+  summary(now: number): { slots: number; leased: number; expired: number; dirty: number } {
+    const [row] = this.#sql
+      .exec<{ slots: number; leased: number; expired: number; dirty: number }>(
+        `SELECT count(*) AS slots,
+           coalesce(sum(lease_id IS NOT NULL), 0) AS leased,
+           coalesce(sum(lease_id IS NOT NULL AND leased_until <= ?), 0) AS expired,
+           coalesce(sum(dirty), 0) AS dirty
+         FROM slots`,
+        now,
+      )
+      .toArray();
+    return row ?? { slots: 0, leased: 0, expired: 0, dirty: 0 };
+  }
+
   /** The slot of `holder`'s live lease (the first by `createdAt`, then `slug`, should it hold several). */
   heldBy(holder: string, now: number): SlotState | undefined {
     const [row] = this.#sql
@@ -190,8 +209,23 @@ export class PoolStore {
     );
   }
 
-  delete(slug: string): void {
-    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slug);
+  /** Deletes the slot, keeping its generation: a slot added again under its slug continues from it. */
+  delete(slot: SlotState): void {
+    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slot.slug);
+    this.#sql.exec(
+      `INSERT INTO slug_generations (slug, generation) VALUES (?, ?)
+       ON CONFLICT (slug) DO UPDATE SET generation = max(generation, excluded.generation)`,
+      slot.slug,
+      slot.generation,
+    );
+  }
+
+  /** The highest generation a deleted slot of this slug had; 0 for a slug never used. */
+  generationOfDeleted(slug: string): number {
+    const [row] = this.#sql
+      .exec<{ generation: number }>('SELECT generation FROM slug_generations WHERE slug = ?', slug)
+      .toArray();
+    return row?.generation ?? 0;
   }
 
   /** The lease an earlier acquire with this request id answered, if that lease may still be current. */
