@@ -67,6 +67,6 @@ export function consoleConfig(repository: string | undefined): ConsoleConfig {
   return {
     repository: null,
     repositoryProblem:
-      "the Worker's REPOSITORY var is not owner/name (e.g. acme/shop), so holders are not linked to pull requests",
+      "the Worker's REPOSITORY var is not owner/name (e.g. octo-org/web), so holders are not linked to pull requests",
   };
 }

@@ -143,6 +143,7 @@ export class Api {
 
   /** @param {{ type: string, slug: string, note: string }} request */
   async remove({ type, slug, note }) {
-    await this.#call('DELETE', `/api/resources/${part(type)}/${part(slug)}`, { note });
+    // A delete has no body: the protocol takes its note as a query parameter.
+    await this.#call('DELETE', `/api/resources/${part(type)}/${part(slug)}?note=${part(note)}`);
   }
 }

@@ -38,7 +38,7 @@ export function confirmAction({ title, consequence, confirmLabel, fields = [], c
   const cancel = h('button', { type: 'button' }, 'Cancel');
   const form = h(
     'form',
-    { method: 'post', action: '/' },
+    {},
     h('h2', { id: 'confirm-title' }, title),
     h('p', { class: 'consequence' }, ...consequence),
     ...fields,

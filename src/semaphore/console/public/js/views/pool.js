@@ -59,10 +59,11 @@ export function poolView(context, type) {
       performance.mark('console:pool-table');
       body.replaceChildren(...resources.map((slot) => row(slot, context)));
       performance.measure('console: pool table drawn', 'console:pool-table');
-      const leased = resources.filter((slot) => slot.holder !== null && !slot.expired).length;
+      // Counted as the pools listing counts them: an expired lease is still a lease until it is taken.
+      const leased = resources.filter((slot) => slot.holder !== null).length;
       const expired = resources.filter((slot) => slot.expired).length;
       const dirty = resources.filter((slot) => slot.dirty).length;
-      summary.textContent = `${resources.length} slots: ${leased} leased, ${expired} expired, ${dirty} dirty`;
+      summary.textContent = `${resources.length} slots: ${leased} leased (${expired} of them expired), ${dirty} dirty`;
     },
   };
 }
