@@ -287,6 +287,32 @@ describe('hostile values', () => {
   );
 
   it(
+    'says which field of a broken answer is wrong, without showing its value',
+    async () => {
+      const opened = await signedIn();
+      const { page } = opened;
+      await page.route(`${semaphore.url}/api/resources?type=${pool}`, (route) =>
+        route.fulfill({
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({
+            now: 1,
+            resources: [{ type: pool, slug: '<img src=x onerror=alert(1)>', leaseState: 'stolen' }],
+          }),
+        }),
+      );
+      await goTo(page, `#/pools/${pool}`);
+      await page.locator('#status', { hasText: 'Could not refresh' }).waitFor();
+      expect(await page.locator('#status').textContent()).toBe(
+        "Could not refresh: the semaphore sent a bad answer: resources[0].leaseState is not 'available' or 'leased'. Trying again every 5 s.",
+      );
+      expect(await page.locator('table.slots tbody tr').count()).toBe(0);
+      await expectInert(opened);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'cannot be framed by another page',
     async () => {
       const context = await browser.newContext();

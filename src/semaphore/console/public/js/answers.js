@@ -5,169 +5,102 @@
 export class BadAnswerError extends Error {}
 
 /**
- * @param {string} where
- * @param {string} expected
- * @returns {never}
- */
-function bad(where, expected) {
-  throw new BadAnswerError(`the semaphore sent a bad answer: ${where} is not ${expected}`);
-}
-
-/** @param {unknown} value @param {string} where @returns {Record<string, unknown>} */
-function object(value, where) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) bad(where, 'an object');
-  return /** @type {Record<string, unknown>} */ (value);
-}
-
-/** @param {unknown} value @param {string} where @returns {string} */
-function text(value, where) {
-  return typeof value === 'string' ? value : bad(where, 'a string');
-}
-
-/** @param {unknown} value @param {string} where @returns {string | null} */
-function textOrNull(value, where) {
-  return value === null ? null : text(value, where);
-}
-
-/** @param {unknown} value @param {string} where @returns {number} */
-function count(value, where) {
-  return Number.isSafeInteger(value) && /** @type {number} */ (value) >= 0
-    ? /** @type {number} */ (value)
-    : bad(where, 'a whole number');
-}
-
-/** @param {unknown} value @param {string} where @returns {number | null} */
-function countOrNull(value, where) {
-  return value === null ? null : count(value, where);
-}
-
-/** @param {unknown} value @param {string} where @returns {boolean} */
-function flag(value, where) {
-  return typeof value === 'boolean' ? value : bad(where, 'true or false');
-}
-
-/**
  * @template T
- * @param {unknown} value
- * @param {string} where
- * @param {(item: unknown, where: string) => T} read
- * @returns {T[]}
+ * @typedef {(value: unknown, where: string) => T} Reader
  */
-function list(value, where, read) {
-  if (!Array.isArray(value)) bad(where, 'a list');
-  return /** @type {unknown[]} */ (value).map((item, index) => read(item, `${where}[${index}]`));
+
+/** @param {string} where @param {string} expected @returns {never} */
+function bad(where, expected) {
+  throw new BadAnswerError(`the semaphore sent a bad answer: ${where || 'the answer'} is not ${expected}`);
 }
+
+/** @type {Reader<string>} */
+const text = (value, where) => (typeof value === 'string' ? value : bad(where, 'a string'));
+/** @type {Reader<number>} */
+const count = (value, where) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+    ? value
+    : bad(where, 'a whole number');
+/** @type {Reader<boolean>} */
+const flag = (value, where) => (typeof value === 'boolean' ? value : bad(where, 'true or false'));
+/** @type {Reader<Record<string, unknown>>} */
+export const record = (value, where) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? /** @type {Record<string, unknown>} */ (value)
+    : bad(where, 'an object');
+
+/** @template T @param {Reader<T>} read @returns {Reader<T | null>} */
+const nullable = (read) => (value, where) => (value === null ? null : read(value, where));
+/** Fields newer semaphores send: absent reads as `fallback`. @template T @param {Reader<T>} read @param {T} fallback @returns {Reader<T>} */
+const optional = (read, fallback) => (value, where) => (value === undefined ? fallback : read(value, where));
+/** @template T @param {Reader<T>} read @returns {Reader<T[]>} */
+const list = (read) => (value, where) =>
+  Array.isArray(value) ? value.map((item, index) => read(item, `${where}[${index}]`)) : bad(where, 'a list');
 
 /**
- * @typedef {{ type: string, slots: number, leased: number, expired: number, dirty: number }} PoolSummary
- * @typedef {{ now: number, pools: PoolSummary[] }} PoolsAnswer
- * @typedef {{ step: string, message: string, at: number }} EraseFailure
- * @typedef {{
- *   type: string, slug: string, leaseState: 'available' | 'leased', holder: string | null,
- *   leasedUntil: number | null, expired: boolean, generation: number, dirty: boolean,
- *   lastHolder: string | null, lastAcquiredAt: number | null, lastReleasedAt: number | null,
- *   eraseFailures: number, lastEraseFailure: EraseFailure | null
- * }} Slot
- * @typedef {{ now: number, resources: Slot[] }} SlotsAnswer
- * @typedef {{ at: number, event: string, holder: string | null, generation: number, detail: Record<string, unknown> }} SlotEvent
- * @typedef {{ released: boolean, dirty: boolean, conditionFailed: boolean, holder: string | null, generation: number | null }} ReleaseAnswer
- * @typedef {{ repository: string | null, repositoryProblem: string | null }} ConsoleConfig
+ * An object with these fields, each read by its reader; other fields are dropped.
+ * @template {Record<string, Reader<unknown>>} S
+ * @param {S} fields
+ * @returns {Reader<{ [K in keyof S]: ReturnType<S[K]> }>}
  */
+const object = (fields) => (value, where) => {
+  const source = record(value, where);
+  const entries = Object.entries(fields).map(([name, read]) => [
+    name,
+    read(source[name], where ? `${where}.${name}` : name),
+  ]);
+  return /** @type {{ [K in keyof S]: ReturnType<S[K]> }} */ (Object.fromEntries(entries));
+};
 
-/** @param {unknown} value @returns {PoolsAnswer} */
-export function readPools(value) {
-  const answer = object(value, 'the answer');
-  return {
-    now: count(answer.now, 'now'),
-    pools: list(answer.pools, 'pools', (item, where) => {
-      const pool = object(item, where);
-      return {
-        type: text(pool.type, `${where}.type`),
-        slots: count(pool.slots, `${where}.slots`),
-        leased: count(pool.leased, `${where}.leased`),
-        expired: count(pool.expired, `${where}.expired`),
-        dirty: count(pool.dirty, `${where}.dirty`),
-      };
-    }),
-  };
-}
+/** @type {Reader<'available' | 'leased'>} */
+const leaseState = (value, where) =>
+  value === 'available' || value === 'leased' ? value : bad(where, "'available' or 'leased'");
 
-/** @param {unknown} value @param {string} [where] @returns {Slot} */
-export function readSlot(value, where = 'the answer') {
-  const slot = object(value, where);
-  const leaseState =
-    slot.leaseState === 'leased' || slot.leaseState === 'available' ? slot.leaseState : undefined;
-  // Optional fields of newer semaphores (erase failures): absent means none recorded.
-  const failure =
-    slot.lastEraseFailure === undefined || slot.lastEraseFailure === null
-      ? null
-      : object(slot.lastEraseFailure, `${where}.lastEraseFailure`);
-  return {
-    type: text(slot.type, `${where}.type`),
-    slug: text(slot.slug, `${where}.slug`),
-    leaseState: leaseState ?? bad(`${where}.leaseState`, "'available' or 'leased'"),
-    holder: textOrNull(slot.holder, `${where}.holder`),
-    leasedUntil: countOrNull(slot.leasedUntil, `${where}.leasedUntil`),
-    expired: flag(slot.expired, `${where}.expired`),
-    generation: count(slot.generation, `${where}.generation`),
-    dirty: flag(slot.dirty, `${where}.dirty`),
-    lastHolder: textOrNull(slot.lastHolder, `${where}.lastHolder`),
-    lastAcquiredAt: countOrNull(slot.lastAcquiredAt, `${where}.lastAcquiredAt`),
-    lastReleasedAt: countOrNull(slot.lastReleasedAt, `${where}.lastReleasedAt`),
-    eraseFailures: slot.eraseFailures === undefined ? 0 : count(slot.eraseFailures, `${where}.eraseFailures`),
-    lastEraseFailure:
-      failure === null
-        ? null
-        : {
-            step: text(failure.step, `${where}.lastEraseFailure.step`),
-            message: text(failure.message, `${where}.lastEraseFailure.message`),
-            at: count(failure.at, `${where}.lastEraseFailure.at`),
-          },
-  };
-}
+const readPoolSummary = object({ type: text, slots: count, leased: count, expired: count, dirty: count });
 
-/** @param {unknown} value @returns {SlotsAnswer} */
-export function readSlots(value) {
-  const answer = object(value, 'the answer');
-  return { now: count(answer.now, 'now'), resources: list(answer.resources, 'resources', readSlot) };
-}
+export const readSlot = object({
+  type: text,
+  slug: text,
+  leaseState,
+  holder: nullable(text),
+  leasedUntil: nullable(count),
+  expired: flag,
+  generation: count,
+  dirty: flag,
+  lastHolder: nullable(text),
+  lastAcquiredAt: nullable(count),
+  lastReleasedAt: nullable(count),
+  eraseFailures: optional(count, 0),
+  lastEraseFailure: optional(nullable(object({ step: text, message: text, at: count })), null),
+});
 
-/** @param {unknown} value @returns {SlotEvent[]} */
-export function readEvents(value) {
-  return list(object(value, 'the answer').events, 'events', (item, where) => {
-    const event = object(item, where);
-    return {
-      at: count(event.at, `${where}.at`),
-      event: text(event.event, `${where}.event`),
-      holder: textOrNull(event.holder, `${where}.holder`),
-      generation: count(event.generation, `${where}.generation`),
-      detail: object(event.detail, `${where}.detail`),
-    };
-  });
-}
+const readEvent = object({
+  at: count,
+  event: text,
+  holder: nullable(text),
+  generation: count,
+  detail: record,
+});
 
-/** @param {unknown} value @returns {ReleaseAnswer} */
-export function readRelease(value) {
-  const answer = object(value, 'the answer');
-  return {
-    released: flag(answer.released, 'released'),
-    dirty: flag(answer.dirty, 'dirty'),
-    conditionFailed:
-      answer.conditionFailed === undefined ? false : flag(answer.conditionFailed, 'conditionFailed'),
-    holder: answer.holder === undefined ? null : textOrNull(answer.holder, 'holder'),
-    generation: answer.generation === undefined ? null : count(answer.generation, 'generation'),
-  };
-}
+export const readPools = object({ now: count, pools: list(readPoolSummary) });
+export const readSlots = object({ now: count, resources: list(readSlot) });
+export const readEvents = object({ events: list(readEvent) });
+export const readRelease = object({
+  released: flag,
+  dirty: flag,
+  conditionFailed: optional(flag, false),
+  holder: optional(nullable(text), null),
+  generation: optional(nullable(count), null),
+});
+export const readConfig = object({
+  repository: nullable(text),
+  repositoryProblem: optional(nullable(text), null),
+});
 
-/** @param {unknown} value @returns {ConsoleConfig} */
-export function readConfig(value) {
-  const answer = object(value, 'the answer');
-  return {
-    repository: textOrNull(answer.repository, 'repository'),
-    repositoryProblem:
-      answer.repositoryProblem === undefined ? null : text(answer.repositoryProblem, 'repositoryProblem'),
-  };
-}
+/**
+ * @typedef {ReturnType<typeof readSlot>} Slot
+ * @typedef {ReturnType<typeof readEvent>} SlotEvent
+ */
 
 // The protocol's pool and slot names: 1-63 of a-z, 0-9 and '-', starting and ending with a letter or
 // digit, with at least one letter.

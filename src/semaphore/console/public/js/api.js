@@ -1,6 +1,6 @@
 // The semaphore's /api, called with the signed-in token as the bearer header. The token goes into
 // that header and nowhere else: never a URL, never a message, never the console.
-import { readConfig, readEvents, readPools, readRelease, readSlot, readSlots } from './answers.js';
+import { readConfig, readEvents, readPools, readRelease, readSlot, readSlots, record } from './answers.js';
 import { observeServerNow } from './clock.js';
 
 /** Longest server message the page shows; the rest is cut. */
@@ -42,12 +42,14 @@ export class Api {
   }
 
   /**
+   * @template T
+   * @param {import('./answers.js').Reader<T>} read checks the answer
    * @param {'GET' | 'POST' | 'DELETE'} method
    * @param {string} path
    * @param {unknown} [body]
-   * @returns {Promise<unknown>}
+   * @returns {Promise<T>}
    */
-  async #call(method, path, body) {
+  async #call(read, method, path, body) {
     /** @type {Record<string, string>} */
     const headers = { authorization: `Bearer ${this.#token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -82,33 +84,32 @@ export class Api {
     }
     if (!response.ok) throw errorOf(answer, response.status);
     if (Number.isSafeInteger(answer?.now)) observeServerNow(answer.now, sentAt, receivedAt);
-    return answer;
+    return read(answer, '');
   }
 
   /** Checks the token, too: the first call after signing in. */
-  async config() {
-    return readConfig(await this.#call('GET', '/api/console/config'));
+  config() {
+    return this.#call(readConfig, 'GET', '/api/console/config');
   }
 
-  async pools() {
-    return readPools(await this.#call('GET', '/api/pools'));
+  pools() {
+    return this.#call(readPools, 'GET', '/api/pools');
   }
 
   /** @param {string} type */
-  async slots(type) {
-    return readSlots(await this.#call('GET', `/api/resources?type=${part(type)}`));
+  slots(type) {
+    return this.#call(readSlots, 'GET', `/api/resources?type=${part(type)}`);
   }
 
   /** @param {string} type @param {string} slug */
-  async slot(type, slug) {
-    return readSlot(await this.#call('GET', `/api/resources/${part(type)}/${part(slug)}`));
+  slot(type, slug) {
+    return this.#call(readSlot, 'GET', `/api/resources/${part(type)}/${part(slug)}`);
   }
 
   /** @param {string} type @param {string} slug @param {number} limit the newest `limit` events */
   async events(type, slug, limit) {
-    return readEvents(
-      await this.#call('GET', `/api/resources/${part(type)}/${part(slug)}/events?limit=${limit}`),
-    );
+    const path = `/api/resources/${part(type)}/${part(slug)}/events?limit=${limit}`;
+    return (await this.#call(readEvents, 'GET', path)).events;
   }
 
   /**
@@ -116,34 +117,29 @@ export class Api {
    * semaphore checks both in the same transaction as the release.
    * @param {{ type: string, slug: string, holder: string, generation: number, note: string }} shown
    */
-  async forceRelease({ type, slug, holder, generation, note }) {
-    return readRelease(
-      await this.#call('POST', '/api/resources/release', {
-        type,
-        slug,
-        force: true,
-        ifHolder: holder,
-        ifGeneration: generation,
-        note,
-      }),
-    );
+  forceRelease({ type, slug, holder, generation, note }) {
+    const request = { type, slug, force: true, ifHolder: holder, ifGeneration: generation, note };
+    return this.#call(readRelease, 'POST', '/api/resources/release', request);
   }
 
   /** @param {{ type: string, slug: string, note: string }} request */
-  async markDirty(request) {
-    return readSlot(await this.#call('POST', '/api/resources/mark-dirty', request));
+  markDirty(request) {
+    return this.#call(readSlot, 'POST', '/api/resources/mark-dirty', request);
   }
 
   /** @param {{ type: string, slug: string, dirty: boolean, note: string }} request */
-  async add({ type, slug, dirty, note }) {
-    return readSlot(
-      await this.#call('POST', '/api/resources', { type, slug, note, ...(dirty ? { dirty: true } : {}) }),
-    );
+  add({ type, slug, dirty, note }) {
+    return this.#call(readSlot, 'POST', '/api/resources', {
+      type,
+      slug,
+      note,
+      ...(dirty ? { dirty: true } : {}),
+    });
   }
 
   /** @param {{ type: string, slug: string, note: string }} request */
   async remove({ type, slug, note }) {
     // A delete has no body: the protocol takes its note as a query parameter.
-    await this.#call('DELETE', `/api/resources/${part(type)}/${part(slug)}?note=${part(note)}`);
+    await this.#call(record, 'DELETE', `/api/resources/${part(type)}/${part(slug)}?note=${part(note)}`);
   }
 }
