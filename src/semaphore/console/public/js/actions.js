@@ -31,7 +31,7 @@ export async function forceRelease(api, slot) {
   const { type, slug, holder, generation, leasedUntil } = slot;
   if (holder === null) return null;
   const lease = slot.expired ? 'expired lease' : 'live lease';
-  const left = !slot.expired && leasedUntil !== null ? ` (it ends ${countdown(leasedUntil)})` : '';
+  const instead = !slot.expired && leasedUntil !== null ? ` instead of ${countdown(leasedUntil)}` : '';
   const note = await confirmAction({
     title: `Force-release ${slug}?`,
     consequence: [
@@ -39,10 +39,11 @@ export async function forceRelease(api, slot) {
       holderText(holder),
       `’s ${lease} on `,
       slugText(slug),
-      `${left} now. `,
+      ` now${instead}. `,
       ...(slot.expired ? [] : [holderText(holder), ' is not told: its next renew fails. ']),
-      'The slot stays dirty, so the next gc erases it before anyone uses it. ',
-      `Only if it is still held by the holder shown, at generation ${generation}: if that changed since, nothing is released.`,
+      'The slot stays dirty, so the next gc erases it before anyone uses it. Only while ',
+      holderText(holder),
+      ` still holds it at generation ${generation}: if that changed since, nothing is released.`,
     ],
     confirmLabel: 'Force-release',
   });

@@ -98,6 +98,12 @@ async function signIn(token, refusal) {
   show();
 }
 
+/** Moves the countdowns and the semaphore's time in the header forward. */
+function tick() {
+  tickCountdowns();
+  if (api !== null) clock.textContent = `semaphore time ${instant(serverNow())}`;
+}
+
 /** Runs the page's refresh now, one at a time, then again every POLL_MS while the tab is visible. */
 async function refreshNow() {
   if (refreshing) {
@@ -110,6 +116,7 @@ async function refreshNow() {
   clearTimeout(pollTimer);
   try {
     await view.refresh();
+    tick();
     if (showsRefreshProblem) report([], 'ok');
   } catch (error) {
     if (isRefusedToken(error)) signOut('The semaphore refused the token (was it rotated?). Sign in again.');
@@ -186,10 +193,7 @@ window.addEventListener('hashchange', show);
 document.addEventListener('visibilitychange', () => {
   if (!document.hidden) refreshNow();
 });
-setInterval(() => {
-  tickCountdowns();
-  if (api !== null) clock.textContent = `semaphore time ${instant(serverNow())}`;
-}, 1000);
+setInterval(tick, 1000);
 
 const saved = sessionStorage.getItem(TOKEN_KEY);
 if (saved === null) showSignIn();
