@@ -3,6 +3,7 @@
 // headless Chromium against the local semaphore: the page's own measure of building the rows, and
 // the whole way from opening the pool to the 200th row painted (request, answer, rows, layout).
 import { readdir, readFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchChromium } from '../scripts/chromium.ts';
@@ -118,7 +119,7 @@ try {
         `  ${row.kind.padEnd(5)} ${String(row.files).padStart(2)} files ${String(row.bytes).padStart(7)} B  (gzip ${row.gzipped} B)`,
     ),
     `  total            ${String(total('bytes')).padStart(7)} B  (gzip ${total('gzipped')} B)`,
-    `web console: pool table of ${SLOTS} slots, median of ${RUNS} runs`,
+    `web console: pool table of ${SLOTS} slots, median of ${RUNS} runs (load average ${(loadavg()[0] ?? 0).toFixed(1)} on ${availableParallelism()} cores)`,
     `  rows built (the page's measure)          ${median(build).toFixed(1)} ms  (min ${Math.min(...build).toFixed(1)}, max ${Math.max(...build).toFixed(1)})`,
     `  opened to painted (request and layout)   ${median(painted).toFixed(1)} ms  (min ${Math.min(...painted).toFixed(1)}, max ${Math.max(...painted).toFixed(1)})`,
   ];
