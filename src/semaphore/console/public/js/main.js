@@ -83,7 +83,7 @@ async function signIn(token, refusal) {
   try {
     config = await candidate.config();
   } catch (error) {
-    if (isRefusedToken(error)) signOut(refusal);
+    if (isRefusedToken(error)) signOut(`${refusal} The semaphore said: “${describe(error)}”`);
     else showSignIn(`Could not sign in: ${describe(error)}`);
     return;
   }
