@@ -16,7 +16,7 @@ export function poolsView({ api }) {
     'section',
     {},
     h('h1', {}, 'Pools'),
-    table(['Pool', 'Slots', 'Leased', 'of them expired', 'Dirty'], body),
+    table(['Pool', 'Slots', 'Leased', 'of them expired', 'Dirty'], body, 'pools'),
     empty,
   );
   return {
