@@ -60,5 +60,6 @@ const environment = [
 ].join('\n');
 if (values['env-file'] !== undefined) await appendFile(values['env-file'], `${environment}\n`);
 process.stdout.write(
-  `${environment}\nstack ready: the demo pool 'preview-slot' has 9 slots; Ctrl-C stops it\n`,
+  `${environment}\nstack ready: the demo pool 'preview-slot' has 9 slots; Ctrl-C stops it\n` +
+    `web console: ${semaphore.url}/  (sign in with the token ${SEMAPHORE_TOKEN})\n`,
 );

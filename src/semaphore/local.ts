@@ -17,6 +17,8 @@ export interface LocalSemaphoreOptions {
    * clock forward so leases expire without waiting (src/semaphore/worker/test-clock.ts).
    */
   testClock?: boolean;
+  /** `owner/name`, the Worker's REPOSITORY var: the web console links `pr-<n>` holders to it. */
+  repository?: string;
 }
 
 export interface LocalSemaphore {
@@ -44,6 +46,9 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
       ...(options.testClock === true
         ? { [TEST_CLOCK_BINDING]: { type: 'plain_text', value: TEST_CLOCK_ENABLED } as const }
         : {}),
+      ...(options.repository === undefined
+        ? {}
+        : { REPOSITORY: { type: 'plain_text', value: options.repository } as const }),
     },
     dev: {
       server: { hostname: '127.0.0.1', port: options.port ?? 0 },

@@ -188,7 +188,6 @@ describe('request checks', () => {
 
   it('answers 404 for unknown routes and methods', async () => {
     for (const [method, path] of [
-      ['GET', '/'],
       ['GET', '/api'],
       ['GET', '/api/nowhere'],
       ['PUT', '/api/resources'],

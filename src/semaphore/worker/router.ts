@@ -19,6 +19,13 @@ import {
   toIssues,
 } from '../protocol.ts';
 import { isAuthorized, serverTokenProblem } from './auth.ts';
+import {
+  type AssetsBinding,
+  CONSOLE_CONFIG_ROUTE,
+  consoleConfig,
+  isConsoleRequest,
+  serveConsole,
+} from './console.ts';
 import { errorResponse, json, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolOutcome } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
@@ -29,6 +36,10 @@ export interface Env {
   SEMAPHORE_TOKEN?: string;
   POOLS: DurableObjectNamespace<PoolObject>;
   REGISTRY: DurableObjectNamespace<PoolRegistry>;
+  /** The web console's files (console.ts). */
+  ASSETS: AssetsBinding;
+  /** Optional `owner/name`: the console links `pr-<n>` holders to that repository's pull requests. */
+  REPOSITORY?: string;
   /** Tests only, never in wrangler.jsonc: 'enabled' adds the test clock route (see test-clock.ts). */
   PREVIEW_GC_TEST_CLOCK?: string;
 }
@@ -129,6 +140,7 @@ async function slotRoute(request: Request, env: Env, url: URL): Promise<Response
 async function route(request: Request, env: Env): Promise<Response> {
   const url = new URL(request.url);
   if (request.method === 'GET' && url.pathname === '/api/health') return json(200, { ok: true, version });
+  if (isConsoleRequest(request, url)) return serveConsole(request, env.ASSETS);
   const token = env.SEMAPHORE_TOKEN;
   if (token === undefined || token === '') {
     return errorResponse(
@@ -152,6 +164,9 @@ async function route(request: Request, env: Env): Promise<Response> {
     return advanceTestClock(request, env);
   }
   if (request.method === 'GET' && url.pathname === '/api/pools') return listPools(env);
+  if (request.method === 'GET' && url.pathname === CONSOLE_CONFIG_ROUTE) {
+    return json(200, consoleConfig(env.REPOSITORY));
+  }
   if (request.method === 'GET' && url.pathname === '/api/resources') {
     const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
     if ('response' in query) return query.response;

@@ -1,0 +1,112 @@
+// The semaphore's answers, checked field by field before the page uses them (the page is a client
+// like any other: a broken or hostile server gets a clear error, not a half-drawn table). Errors name
+// the field, never its value. The shapes are the protocol's (docs/semaphore-protocol.md).
+
+export class BadAnswerError extends Error {}
+
+/**
+ * @template T
+ * @typedef {(value: unknown, where: string) => T} Reader
+ */
+
+/** @param {string} where @param {string} expected @returns {never} */
+function bad(where, expected) {
+  throw new BadAnswerError(`the semaphore sent a bad answer: ${where || 'the answer'} is not ${expected}`);
+}
+
+/** @type {Reader<string>} */
+const text = (value, where) => (typeof value === 'string' ? value : bad(where, 'a string'));
+/** @type {Reader<number>} */
+const count = (value, where) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+    ? value
+    : bad(where, 'a whole number');
+/** @type {Reader<boolean>} */
+const flag = (value, where) => (typeof value === 'boolean' ? value : bad(where, 'true or false'));
+/** @type {Reader<Record<string, unknown>>} */
+export const record = (value, where) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? /** @type {Record<string, unknown>} */ (value)
+    : bad(where, 'an object');
+
+/** @template T @param {Reader<T>} read @returns {Reader<T | null>} */
+const nullable = (read) => (value, where) => (value === null ? null : read(value, where));
+/** Fields newer semaphores send: absent reads as `fallback`. @template T @param {Reader<T>} read @param {T} fallback @returns {Reader<T>} */
+const optional = (read, fallback) => (value, where) => (value === undefined ? fallback : read(value, where));
+/** @template T @param {Reader<T>} read @returns {Reader<T[]>} */
+const list = (read) => (value, where) =>
+  Array.isArray(value) ? value.map((item, index) => read(item, `${where}[${index}]`)) : bad(where, 'a list');
+
+/**
+ * An object with these fields, each read by its reader; other fields are dropped.
+ * @template {Record<string, Reader<unknown>>} S
+ * @param {S} fields
+ * @returns {Reader<{ [K in keyof S]: ReturnType<S[K]> }>}
+ */
+const object = (fields) => (value, where) => {
+  const source = record(value, where);
+  const entries = Object.entries(fields).map(([name, read]) => [
+    name,
+    read(source[name], where ? `${where}.${name}` : name),
+  ]);
+  return /** @type {{ [K in keyof S]: ReturnType<S[K]> }} */ (Object.fromEntries(entries));
+};
+
+/** @type {Reader<'available' | 'leased'>} */
+const leaseState = (value, where) =>
+  value === 'available' || value === 'leased' ? value : bad(where, "'available' or 'leased'");
+
+const readPoolSummary = object({ type: text, slots: count, leased: count, expired: count, dirty: count });
+
+export const readSlot = object({
+  type: text,
+  slug: text,
+  leaseState,
+  holder: nullable(text),
+  leasedUntil: nullable(count),
+  expired: flag,
+  generation: count,
+  dirty: flag,
+  lastHolder: nullable(text),
+  lastAcquiredAt: nullable(count),
+  lastReleasedAt: nullable(count),
+  eraseFailures: optional(count, 0),
+  lastEraseFailure: optional(nullable(object({ step: text, message: text, at: count })), null),
+});
+
+const readEvent = object({
+  at: count,
+  event: text,
+  holder: nullable(text),
+  generation: count,
+  detail: record,
+});
+
+export const readPools = object({ now: count, pools: list(readPoolSummary) });
+export const readSlots = object({ now: count, resources: list(readSlot) });
+export const readEvents = object({ events: list(readEvent) });
+export const readRelease = object({
+  released: flag,
+  dirty: flag,
+  conditionFailed: optional(flag, false),
+  holder: optional(nullable(text), null),
+  generation: optional(nullable(count), null),
+});
+export const readConfig = object({
+  repository: nullable(text),
+  repositoryProblem: optional(nullable(text), null),
+});
+
+/**
+ * @typedef {ReturnType<typeof readSlot>} Slot
+ * @typedef {ReturnType<typeof readEvent>} SlotEvent
+ */
+
+// The protocol's pool and slot names: 1-63 of a-z, 0-9 and '-', starting and ending with a letter or
+// digit, with at least one letter.
+const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** @param {string} name */
+export function isIdentifier(name) {
+  return IDENTIFIER.test(name);
+}

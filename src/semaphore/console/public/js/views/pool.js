@@ -1,0 +1,69 @@
+// One pool: a row per slot with its state, holder, lease end (counting down by the server's clock),
+// dirt, generation and last holder, and the operator's actions.
+import { addSlot } from '../actions.js';
+import { button, dataText, h, table } from '../dom.js';
+import { holderView } from '../links.js';
+import { dirtView, leaseEndView, slotActions, stateBadge } from './slot-parts.js';
+
+/** @typedef {import('../answers.js').Slot} Slot */
+/** @typedef {import('./view.js').View} View */
+/** @typedef {import('./view.js').Context} Context */
+
+const HEADINGS = ['Slot', 'State', 'Holder', 'Lease ends', 'Dirty', 'Generation', 'Last holder', 'Actions'];
+
+/**
+ * @param {Slot} slot
+ * @param {Context} context
+ */
+function row(slot, context) {
+  const history = `#/pools/${encodeURIComponent(slot.type)}/${encodeURIComponent(slot.slug)}`;
+  return h(
+    'tr',
+    { 'data-slug': slot.slug },
+    h('td', {}, h('a', { href: history, title: 'history' }, dataText(slot.slug, 'slug'))),
+    h('td', {}, stateBadge(slot)),
+    h('td', {}, holderView(slot.holder)),
+    h('td', {}, leaseEndView(slot)),
+    h('td', {}, dirtView(slot)),
+    h('td', { class: 'number' }, String(slot.generation)),
+    h('td', {}, holderView(slot.lastHolder)),
+    h('td', {}, slotActions(slot, context)),
+  );
+}
+
+/**
+ * @param {Context} context
+ * @param {string} type
+ * @returns {View}
+ */
+export function poolView(context, type) {
+  const body = h('tbody');
+  const summary = h('p', { class: 'muted' });
+  const element = h(
+    'section',
+    {},
+    h('p', {}, h('a', { href: '#/' }, '← Pools')),
+    h('h1', {}, 'Pool ', dataText(type)),
+    h(
+      'div',
+      { class: 'toolbar' },
+      summary,
+      button('Add slot…', () => context.act(() => addSlot(context.api, type))),
+    ),
+    table(HEADINGS, body, 'slots'),
+  );
+  return {
+    element,
+    async refresh() {
+      const { resources } = await context.api.slots(type);
+      performance.mark('console:pool-table');
+      body.replaceChildren(...resources.map((slot) => row(slot, context)));
+      performance.measure('console: pool table drawn', 'console:pool-table');
+      // Counted as the pools listing counts them: an expired lease is still a lease until it is taken.
+      const leased = resources.filter((slot) => slot.holder !== null).length;
+      const expired = resources.filter((slot) => slot.expired).length;
+      const dirty = resources.filter((slot) => slot.dirty).length;
+      summary.textContent = `${resources.length} slots: ${leased} leased (${expired} of them expired), ${dirty} dirty`;
+    },
+  };
+}

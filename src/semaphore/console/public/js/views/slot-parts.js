@@ -1,0 +1,59 @@
+// The pieces of a slot both the pool table and the slot page show: its state, dirt and actions.
+import { actionsFor, forceRelease, markDirty, removeSlot } from '../actions.js';
+import { leaseEnd } from '../clock.js';
+import { button, h } from '../dom.js';
+
+/** @typedef {import('../answers.js').Slot} Slot */
+/** @typedef {import('./view.js').Context} Context */
+
+/** @param {Slot} slot */
+export function stateBadge(slot) {
+  const state = slot.holder === null ? 'free' : slot.expired ? 'expired' : 'leased';
+  return h('span', { class: `badge ${state}` }, state);
+}
+
+/** @param {Slot} slot */
+export function leaseEndView(slot) {
+  return slot.leasedUntil === null ? h('span', { class: 'muted' }, '—') : leaseEnd(slot.leasedUntil);
+}
+
+/** @param {Slot} slot */
+export function dirtView(slot) {
+  const failures =
+    slot.eraseFailures > 0
+      ? h(
+          'span',
+          {
+            class: 'badge failed',
+            title:
+              slot.lastEraseFailure === null
+                ? ''
+                : `${slot.lastEraseFailure.step}: ${slot.lastEraseFailure.message}`,
+          },
+          `erase failed ×${slot.eraseFailures}`,
+        )
+      : null;
+  return h(
+    'span',
+    {},
+    h('span', { class: `badge ${slot.dirty ? 'dirty' : 'clean'}` }, slot.dirty ? 'dirty' : 'clean'),
+    ' ',
+    failures,
+  );
+}
+
+/**
+ * The buttons of the actions this slot offers.
+ * @param {Slot} slot
+ * @param {Context} context
+ */
+export function slotActions(slot, { api, act }) {
+  const offered = actionsFor(slot);
+  return h(
+    'span',
+    { class: 'actions' },
+    offered.release ? button('Force-release…', () => act(() => forceRelease(api, slot)), 'danger') : null,
+    offered.markDirty ? button('Mark dirty…', () => act(() => markDirty(api, slot))) : null,
+    offered.remove ? button('Remove…', () => act(() => removeSlot(api, slot))) : null,
+  );
+}
