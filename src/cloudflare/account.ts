@@ -79,6 +79,16 @@ const pageInfoSchema = z
 const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
 const tokenInfoSchema = z.looseObject({ next_page_token: z.string().nullish() }).nullish();
 
+// Sources disagree on the field that says a purge finished (docs/cloudflare.md#queues): both are read.
+const queuePurgeStatusSchema = z
+  .looseObject({
+    started_at: z.string().nullish(),
+    completed: z.union([z.string(), z.boolean()]).nullish(),
+    complete: z.boolean().nullish(),
+  })
+  .nullish();
+export type QueuePurgeStatus = NonNullable<z.infer<typeof queuePurgeStatusSchema>>;
+
 /** A page-numbered listing longer than this is not believed (it would be a runaway loop). */
 const MAX_PAGES = 1000;
 
@@ -376,6 +386,50 @@ export class CloudflareAccount {
       },
       z.looseObject({}),
     );
+  }
+
+  /** Every queue of the account (page numbers; the API picks the page size). */
+  listQueues(): Promise<{ queue_id: string; queue_name: string }[]> {
+    return this.allPages(
+      'queues.list',
+      (page, options) =>
+        this.client.queues.list({ account_id: this.accountId }, { ...options, query: { page } }).asResponse(),
+      z.looseObject({ queue_id: z.string(), queue_name: z.string() }),
+    );
+  }
+
+  /** Starts a purge of every message of the queue; the answer is not relied on (docs/cloudflare.md#queues). */
+  async startQueuePurge(queueId: string): Promise<void> {
+    await this.send(
+      'queues.purge',
+      (options) =>
+        this.client.queues.purge
+          .start(queueId, { account_id: this.accountId, delete_messages_permanently: true }, options)
+          .asResponse(),
+      z.unknown(),
+    );
+  }
+
+  /** The queue's last purge as the API describes it; erase-queues.ts reads whether it finished. */
+  async queuePurgeStatus(queueId: string): Promise<QueuePurgeStatus> {
+    const { result } = await this.send(
+      'queues.purge.status',
+      (options) =>
+        this.client.queues.purge.status(queueId, { account_id: this.accountId }, options).asResponse(),
+      queuePurgeStatusSchema,
+    );
+    return result ?? {};
+  }
+
+  /** How many messages wait in the queue, by the API's best-effort metrics (for a dry run's estimate). */
+  async queueBacklog(queueId: string): Promise<number> {
+    const { result } = await this.send(
+      'queues.metrics',
+      (options) =>
+        this.client.queues.getMetrics(queueId, { account_id: this.accountId }, options).asResponse(),
+      z.looseObject({ backlog_count: z.number() }),
+    );
+    return result.backlog_count;
   }
 }
 

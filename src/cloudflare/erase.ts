@@ -1,5 +1,5 @@
 // Erases one slot in the order of docs/design.md#erasing-a-slot: compute (park the Worker and its DOs),
-// D1, KV, R2. Before every step the fence is asked (the sweep renews its lease there); a false
+// D1, KV, R2, Queues. Before every step the fence is asked (the sweep renews its lease there); a false
 // answer stops the erase. A failed step does not stop the others (they do not depend on each other,
 // and each one done is one less for the next sweep), but a step stopped by the budget, the deadline,
 // the rate limit or an abort stops everything: the rest would fail the same way. Dry run is the
@@ -10,6 +10,7 @@ import { CloudflareCallError, DEFERRING_REASONS } from './call-error.ts';
 import { eraseCompute } from './erase-compute.ts';
 import { eraseD1 } from './erase-d1.ts';
 import { eraseKv } from './erase-kv.ts';
+import { eraseQueue } from './erase-queues.ts';
 import { eraseR2 } from './erase-r2.ts';
 import {
   counted,
@@ -27,7 +28,10 @@ export type EraseStatus =
   | 'complete'
   /** The fence answered false: someone else holds the slot now. */
   | 'fenced'
-  /** Budget, deadline or rate limit ran out, or `only` left steps out: the next run goes on. */
+  /**
+   * Budget, deadline or rate limit ran out, `only` left steps out, or Cloudflare is still working on
+   * what a step started: the next run goes on.
+   */
   | 'deferred'
   /** The run was stopped (SIGTERM). */
   | 'aborted'
@@ -85,6 +89,11 @@ function planSteps(resources: SlotResources): PlannedStep[] {
       resource: bucket.bucket,
       run: (context: EraseContext) => eraseR2(context, bucket),
     })),
+    ...resources.queues.map((queue) => ({
+      kind: 'queues' as const,
+      resource: queue.name,
+      run: (context: EraseContext) => eraseQueue(context, queue),
+    })),
   ];
 }
 
@@ -122,6 +131,7 @@ const FAILED_SUMMARY: Record<StepFailureReason, string> = {
   'invalid-answer': 'failed: Cloudflare gave an answer preview-gc cannot use',
   missing: 'failed: not found in the account',
   refused: 'refused',
+  pending: 'still running at Cloudflare; the next run checks again',
   fence: 'not run: the lease could not be renewed',
   internal: 'failed: an error in preview-gc',
 };
@@ -195,9 +205,10 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
     }
   }
 
+  const failed = steps.filter((step) => step.status === 'failed');
+  const needsPerson = failed.some((step) => step.failure?.reason !== 'pending');
   const status: EraseStatus =
-    stopped ??
-    (steps.some((step) => step.status === 'failed') ? 'failed' : leftOut ? 'deferred' : 'complete');
+    stopped ?? (needsPerson ? 'failed' : leftOut || failed.length > 0 ? 'deferred' : 'complete');
   return { status, steps, requests: account.pacer.usage().requests - startRequests };
 }
 

@@ -58,4 +58,10 @@ export class NameResolver {
   async containerApplications(): Promise<ContainerApplication[]> {
     return this.once('containers', () => this.account.listContainerApplications());
   }
+
+  /** The id of the queue named `name`, or undefined. */
+  async queueId(name: string): Promise<string | undefined> {
+    const queues = await this.once('queues', () => this.account.listQueues());
+    return queues.find((queue) => queue.queue_name === name)?.queue_id;
+  }
 }
