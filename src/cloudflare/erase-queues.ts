@@ -16,9 +16,7 @@ import {
   StepError,
   type StepOutcome,
 } from './erase-step.ts';
-
-/** The waits before the second and later status reads: seven reads over about half a minute. */
-export const PURGE_STATUS_WAITS_MS: readonly number[] = [0, 1_000, 2_000, 4_000, 8_000, 8_000, 8_000];
+import { POLL_SECONDS, pollUntil } from './poll.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T/;
 
@@ -45,15 +43,12 @@ async function purgeAndWait(context: EraseContext, queueId: string, details: Que
   details.statusReads++;
   await account.startQueuePurge(queueId);
   details.purge = 'running';
-  for (const wait of PURGE_STATUS_WAITS_MS) {
-    if (wait > 0) await account.pacer.pause('queues.purge.status', wait);
+  const finished = await pollUntil(account.pacer, 'queues.purge.status', async () => {
     const status = await account.queuePurgeStatus(queueId);
     details.statusReads++;
-    if (purgeFinished(status, before)) {
-      details.purge = 'finished';
-      return;
-    }
-  }
+    return purgeFinished(status, before);
+  });
+  if (finished) details.purge = 'finished';
 }
 
 export async function eraseQueue(context: EraseContext, queue: SlotQueue): Promise<StepOutcome> {
@@ -76,10 +71,9 @@ export async function eraseQueue(context: EraseContext, queue: SlotQueue): Promi
     throw error;
   }
   if (details.purge === 'finished') return { status: 'done', summary: 'purged every message', details };
-  const waited = PURGE_STATUS_WAITS_MS.reduce((sum, wait) => sum + wait, 0) / 1000;
   throw new StepError(
     'pending',
-    `the purge started, but Cloudflare did not report it finished within ${waited} s (${counted(details.statusReads, 'status read')}); the next run purges again and checks`,
+    `the purge started, but Cloudflare did not report it finished within ${POLL_SECONDS} s (${counted(details.statusReads, 'status read')}); the next run purges again and checks`,
     details,
   );
 }
