@@ -431,6 +431,76 @@ export class CloudflareAccount {
     );
     return result.backlog_count;
   }
+
+  /** Names of every Vectorize (v2) index; follows `result_info.cursor` if the API ever pages. */
+  async listVectorizeIndexes(): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { result, info } = await this.send(
+        'vectorize.indexes.list',
+        (options) =>
+          this.client.vectorize.indexes
+            .list({ account_id: this.accountId }, { ...options, ...(cursor ? { query: { cursor } } : {}) })
+            .asResponse(),
+        z.array(z.looseObject({ name: z.string() })),
+        cursorInfoSchema,
+      );
+      names.push(...result.map((index) => index.name));
+      cursor = info?.cursor ?? undefined;
+      if (!cursor || result.length === 0) break;
+    }
+    return names;
+  }
+
+  /** One page of at most 1,000 vector ids; `cursor` '' means this was the last page. */
+  async listVectorIds(
+    indexName: string,
+    cursor: string | undefined,
+  ): Promise<{ ids: string[]; cursor: string; totalCount: number }> {
+    const { result } = await this.send(
+      'vectorize.vectors.list',
+      (options) =>
+        this.client.vectorize.indexes
+          .listVectors(
+            indexName,
+            { account_id: this.accountId, count: 1000, ...(cursor ? { cursor } : {}) },
+            options,
+          )
+          .asResponse(),
+      z.looseObject({
+        vectors: z.array(z.looseObject({ id: z.string() })),
+        isTruncated: z.boolean(),
+        totalCount: z.number(),
+        nextCursor: z.string().nullish(),
+      }),
+    );
+    const next = result.isTruncated ? (result.nextCursor ?? '') : '';
+    return { ids: result.vectors.map((vector) => vector.id), cursor: next, totalCount: result.totalCount };
+  }
+
+  /** Enqueues the deletion of these vectors; Vectorize applies it later (docs/cloudflare.md#vectorize). */
+  async deleteVectorsByIds(indexName: string, ids: string[]): Promise<void> {
+    await this.send(
+      'vectorize.vectors.delete',
+      (options) =>
+        this.client.vectorize.indexes
+          .deleteByIDs(indexName, { account_id: this.accountId, ids }, options)
+          .asResponse(),
+      z.looseObject({ mutationId: z.string().nullish() }).nullish(),
+    );
+  }
+
+  /** How many vectors the index holds, as far as Vectorize has applied its mutations. */
+  async vectorCount(indexName: string): Promise<number> {
+    const { result } = await this.send(
+      'vectorize.info',
+      (options) =>
+        this.client.vectorize.indexes.info(indexName, { account_id: this.accountId }, options).asResponse(),
+      z.looseObject({ vectorCount: z.number() }),
+    );
+    return result.vectorCount;
+  }
 }
 
 /** The default jurisdiction is the absence of the header. */

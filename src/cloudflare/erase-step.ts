@@ -12,7 +12,7 @@ export interface EraseContext {
   dryRun: boolean;
 }
 
-export type StepKind = 'compute' | 'd1' | 'kv' | 'r2' | 'queues';
+export type StepKind = 'compute' | 'd1' | 'kv' | 'r2' | 'queues' | 'vectorize';
 export type StepStatus = 'done' | 'unchanged' | 'would-change' | 'failed' | 'not-run';
 export type StepFailureReason =
   | CallFailureReason
@@ -63,7 +63,21 @@ export interface QueuesDetails {
   /** Messages waiting, by the API's best-effort metrics (read in a dry run only). */
   backlog?: number;
 }
-export type StepDetails = ComputeDetails | D1Details | KvDetails | R2Details | QueuesDetails;
+export interface VectorizeDetails {
+  /** Vectors whose deletion was sent (Vectorize applies it asynchronously). */
+  vectorsDeleted: number;
+  /** Vector id listing requests made. */
+  listings: number;
+  /** Vectors the index still counted at the last read, when it was read. */
+  vectorsLeft?: number;
+}
+export type StepDetails =
+  | ComputeDetails
+  | D1Details
+  | KvDetails
+  | R2Details
+  | QueuesDetails
+  | VectorizeDetails;
 
 export interface StepResult {
   kind: StepKind;

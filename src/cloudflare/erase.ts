@@ -1,5 +1,5 @@
 // Erases one slot in the order of docs/design.md#erasing-a-slot: compute (park the Worker and its DOs),
-// D1, KV, R2, Queues. Before every step the fence is asked (the sweep renews its lease there); a false
+// D1, KV, R2, Queues, Vectorize. Before every step the fence is asked (the sweep renews its lease there); a false
 // answer stops the erase. A failed step does not stop the others (they do not depend on each other,
 // and each one done is one less for the next sweep), but a step stopped by the budget, the deadline,
 // the rate limit or an abort stops everything: the rest would fail the same way. Dry run is the
@@ -21,6 +21,7 @@ import {
   type StepOutcome,
   type StepResult,
 } from './erase-step.ts';
+import { eraseVectorize } from './erase-vectorize.ts';
 import type { NameResolver } from './resolver.ts';
 
 export type EraseStatus =
@@ -94,6 +95,11 @@ function planSteps(resources: SlotResources): PlannedStep[] {
       resource: queue.name,
       run: (context: EraseContext) => eraseQueue(context, queue),
     })),
+    ...resources.vectorize.map((index) => ({
+      kind: 'vectorize' as const,
+      resource: index.name,
+      run: (context: EraseContext) => eraseVectorize(context, index),
+    })),
   ];
 }
 
@@ -138,10 +144,17 @@ const FAILED_SUMMARY: Record<StepFailureReason, string> = {
 
 /** A short line for a failed step, with what it did before (the message has the details). */
 function failedSummary(reason: StepFailureReason, details: StepResult['details']): string {
-  const done = details && 'keysDeleted' in details && details.keysDeleted > 0 ? details.keysDeleted : 0;
-  return done > 0
-    ? `deleted ${counted(done, 'key')}, then ${FAILED_SUMMARY[reason]}`
-    : FAILED_SUMMARY[reason];
+  const done = deletedBefore(details);
+  return done === undefined ? FAILED_SUMMARY[reason] : `${done}, then ${FAILED_SUMMARY[reason]}`;
+}
+
+/** `deleted 1,204 keys` when a step deleted things one by one before it stopped. */
+function deletedBefore(details: StepResult['details']): string | undefined {
+  if (details && 'keysDeleted' in details && details.keysDeleted > 0)
+    return `deleted ${counted(details.keysDeleted, 'key')}`;
+  if (details && 'vectorsDeleted' in details && details.vectorsDeleted > 0)
+    return `deleted ${counted(details.vectorsDeleted, 'vector')}`;
+  return undefined;
 }
 
 const STOPPED_SUMMARY: Record<EraseStatus, string> = {

@@ -64,4 +64,10 @@ export class NameResolver {
     const queues = await this.once('queues', () => this.account.listQueues());
     return queues.find((queue) => queue.queue_name === name)?.queue_id;
   }
+
+  /** Whether the Vectorize index `name` exists (indexes are addressed by name). */
+  async vectorizeIndexExists(name: string): Promise<boolean> {
+    const names = await this.once('vectorize', () => this.account.listVectorizeIndexes());
+    return names.includes(name);
+  }
 }

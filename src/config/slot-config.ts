@@ -73,6 +73,9 @@ export interface R2Template {
 export interface QueueTemplate {
   name: string;
 }
+export interface VectorizeTemplate {
+  name: string;
+}
 
 export interface SlotConfig {
   /** The file the config came from, for messages. */
@@ -84,6 +87,7 @@ export interface SlotConfig {
     kv: KvTemplate[];
     r2: R2Template[];
     queues: QueueTemplate[];
+    vectorize: VectorizeTemplate[];
   };
   protect: string[];
   /** Line and column of every name template by its path (`resources.d1[0].name`), for messages. */
@@ -115,6 +119,9 @@ export interface SlotR2 extends Origin {
 export interface SlotQueue extends Origin {
   name: string;
 }
+export interface SlotVectorIndex extends Origin {
+  name: string;
+}
 /** The concrete resources of one slot, every name expanded and checked against `protect`. */
 export interface SlotResources {
   slot: string;
@@ -123,6 +130,7 @@ export interface SlotResources {
   kv: SlotKv[];
   r2: SlotR2[];
   queues: SlotQueue[];
+  vectorize: SlotVectorIndex[];
 }
 
 const PLACEHOLDERS = ['slot', 'n'];
@@ -219,6 +227,13 @@ const schema = z.strictObject({
           z.strictObject({ name: template('name: app-{slot}-jobs', WORKER_CHARSET, 'a-z, 0-9, - and _') }),
         )
         .default([]),
+      vectorize: z
+        .array(
+          z.strictObject({
+            name: template('name: app-{slot}-embeddings', WORKER_CHARSET, 'a-z, 0-9, - and _'),
+          }),
+        )
+        .default([]),
     })
     .refine((resources) => Object.values(resources).some((list) => list.length > 0), {
       message: 'lists no resource to erase; write e.g. d1: [{ name: "app-{slot}-db" }] under resources',
@@ -257,6 +272,9 @@ const EXAMPLES: Record<string, string> = {
   'resources.queues': 'queues: [{ name: "app-{slot}-jobs" }]',
   'resources.queues[]': '- name: app-{slot}-jobs',
   'resources.queues[].name': 'name: app-{slot}-jobs',
+  'resources.vectorize': 'vectorize: [{ name: "app-{slot}-embeddings" }]',
+  'resources.vectorize[]': '- name: app-{slot}-embeddings',
+  'resources.vectorize[].name': 'name: app-{slot}-embeddings',
   protect: 'protect: ["*-prod*"]',
   'protect[]': '"*-prod*"',
 };
@@ -448,6 +466,11 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
       'name',
       resources.queues.map((queue) => queue.name),
     ),
+    ...pathsOf(
+      'vectorize',
+      'name',
+      resources.vectorize.map((index) => index.name),
+    ),
   ];
   const positions = Object.fromEntries(
     templates.flatMap(([path]) => {
@@ -486,6 +509,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
         expire: { id: bucket.expire.id, prefix: bucket.expire.prefix, afterSeconds: bucket.expire.after },
       })),
       queues: resources.queues,
+      vectorize: resources.vectorize,
     },
     protect,
     positions,
@@ -578,7 +602,7 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
     return expanded.name;
   };
 
-  const { workers, d1, kv, r2, queues } = config.resources;
+  const { workers, d1, kv, r2, queues, vectorize } = config.resources;
   const resources: SlotResources = {
     slot: slug,
     workers: workers.map((worker, index) => {
@@ -611,6 +635,10 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
     queues: queues.map((queue, index) => {
       const path = `resources.queues[${index}].name`;
       return { name: name(queue.name, path), template: queue.name, path };
+    }),
+    vectorize: vectorize.map((index, position) => {
+      const path = `resources.vectorize[${position}].name`;
+      return { name: name(index.name, path), template: index.name, path };
     }),
   };
   if (problems.length > 0)

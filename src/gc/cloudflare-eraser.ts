@@ -28,6 +28,7 @@ const STEP_PERMISSION: Record<StepResult['kind'], string> = {
   kv: 'Workers KV Storage',
   r2: 'Workers R2 Storage',
   queues: 'Queues',
+  vectorize: 'Vectorize',
 };
 
 /** What a person does about a failed step; undefined where the next sweep heals it by itself. */

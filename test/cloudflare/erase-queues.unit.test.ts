@@ -2,21 +2,25 @@
 // fetch, no server): only the slot's queue loses its messages, a dry run writes nothing, a purge that
 // does not finish in the step's wait is reported as still running, a missing queue is named, and
 // 429s go through the pacer. Twin and pacer share one virtual clock, so waits cost no time.
-import Cloudflare from 'cloudflare';
-import { getResponse } from 'msw';
+import type Cloudflare from 'cloudflare';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CloudflareAccount } from '../../src/cloudflare/account.ts';
 import { eraseSlot } from '../../src/cloudflare/erase.ts';
 import { purgeFinished } from '../../src/cloudflare/erase-queues.ts';
-import { Pacer, type PacerOptions } from '../../src/cloudflare/pacer.ts';
+import type { PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { POLL_SECONDS } from '../../src/cloudflare/poll.ts';
-import { NameResolver } from '../../src/cloudflare/resolver.ts';
 import { parseSlotConfig, resourcesForSlot, type SlotConfig } from '../../src/config/slot-config.ts';
 import { createCloudflareEraser } from '../../src/gc/cloudflare-eraser.ts';
-import { createTwinAccount, createTwinHandlers, type TwinAccount } from '../twin/twin.ts';
-import { VirtualClock } from './support.ts';
+import type { TwinAccount } from '../twin/twin.ts';
+import {
+  BASE_URL,
+  eraseInNewRun,
+  type InProcessTwin,
+  inProcessTwin,
+  newRun,
+  routesServed,
+} from './in-process-twin.ts';
+import type { VirtualClock } from './support.ts';
 
-const BASE_URL = 'https://api.cloudflare.com/client/v4';
 const CONFIG = parseSlotConfig(
   'pool: preview-slot\nresources:\n  queues:\n    - name: app-{slot}-jobs\n',
   'preview-slots.yml',
@@ -25,27 +29,14 @@ const PURGE = 'POST /accounts/:account/queues/:queue/purge';
 const PURGE_STATUS = 'GET /accounts/:account/queues/:queue/purge';
 const LIST = 'GET /accounts/:account/queues';
 
+let env: InProcessTwin;
 let clock: VirtualClock;
 let twin: TwinAccount;
-let fetchTwin: typeof fetch;
 let sdk: Cloudflare;
 
-/** The twin's handlers as a fetch: a request goes through the gate (limiter, faults, auth) and a route. */
-function twinFetch(account: TwinAccount): typeof fetch {
-  const handlers = createTwinHandlers(account);
-  return async (input, init) => {
-    const response = await getResponse(handlers, new Request(input, init));
-    if (!response || response.type === 'error')
-      throw new TypeError('fetch failed: the twin reset the connection');
-    return response;
-  };
-}
-
 beforeEach(() => {
-  clock = new VirtualClock();
-  twin = createTwinAccount({ now: clock.now });
-  fetchTwin = twinFetch(twin);
-  sdk = new Cloudflare({ apiToken: twin.token, baseURL: BASE_URL, maxRetries: 0, fetch: fetchTwin });
+  env = inProcessTwin();
+  ({ clock, twin, sdk } = env);
 });
 
 /** A queue with `messages` JSON messages in it, put there through the API. */
@@ -66,34 +57,14 @@ async function backlogOf(queueId: string): Promise<number> {
   return metrics.backlog_count;
 }
 
-function newRun(options: PacerOptions = {}) {
-  const pacer = new Pacer({ ratePerSecond: 1000, clock, ...options });
-  const account = new CloudflareAccount({
-    apiToken: twin.token,
-    accountId: twin.accountId,
-    baseUrl: BASE_URL,
-    pacer,
-    fetch: fetchTwin,
-  });
-  return { pacer, account, resolver: new NameResolver(account) };
-}
-
-async function eraseQueuesOf(
+function eraseQueuesOf(
   slug: string,
   options: { dryRun?: boolean; pacer?: PacerOptions; config?: SlotConfig } = {},
 ) {
-  const run = newRun(options.pacer);
-  twin.resetRequests();
-  const result = await eraseSlot({
-    ...run,
-    resources: resourcesForSlot(options.config ?? CONFIG, slug),
-    fence: async () => true,
-    dryRun: options.dryRun ?? false,
-  });
-  return { ...run, result };
+  return eraseInNewRun(env, resourcesForSlot(options.config ?? CONFIG, slug), options);
 }
 
-const routes = () => twin.requests().map((request) => `${request.route} -> ${request.status}`);
+const routes = () => routesServed(env);
 
 describe('erasing a slot with a queue', () => {
   it("purges every message of the slot's queue and only of that queue", async () => {
@@ -193,7 +164,7 @@ describe('erasing a slot with a queue', () => {
 
   it('lists the queues once per run, following the pages', async () => {
     for (let n = 1; n <= 25; n++) await queueWith(`app-preview-${n}-jobs`, 1);
-    const run = newRun();
+    const run = newRun(env);
     twin.resetRequests();
     for (const slug of ['preview-24', 'preview-25']) {
       const result = await eraseSlot({
@@ -272,7 +243,7 @@ describe('a token without the Queues permission', () => {
       ratePerSecond: 1000,
       deadlineAt: Date.now() + 60_000,
       signal: new AbortController().signal,
-      fetch: fetchTwin,
+      fetch: env.fetch,
     });
 
     const outcome = await eraser.erase({ slug: 'preview-1', fence: async () => true, dryRun: false });

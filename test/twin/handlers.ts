@@ -8,6 +8,7 @@ import { d1Routes } from './routes-d1.ts';
 import { kvRoutes } from './routes-kv.ts';
 import { queuesRoutes } from './routes-queues.ts';
 import { r2Routes } from './routes-r2.ts';
+import { vectorizeRoutes } from './routes-vectorize.ts';
 import { workersRoutes } from './routes-workers.ts';
 
 export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
@@ -18,6 +19,7 @@ export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
     ...r2Routes(account),
     ...workersRoutes(account),
     ...queuesRoutes(account),
+    ...vectorizeRoutes(account),
     route(account, 'ALL', '/*', ({ url }) => fail(404, 7003, `No route for the URI: ${url.pathname}`)),
   ];
 }
