@@ -11,8 +11,11 @@ import { BaseDatabase } from 'cloudflare/resources/d1/database/database';
 import { BaseNamespaces as BaseDurableObjectNamespaces } from 'cloudflare/resources/durable-objects/namespaces/namespaces';
 import { BaseKeys } from 'cloudflare/resources/kv/namespaces/keys';
 import { BaseNamespaces as BaseKvNamespaces } from 'cloudflare/resources/kv/namespaces/namespaces';
+import { BasePurge } from 'cloudflare/resources/queues/purge';
+import { BaseQueues } from 'cloudflare/resources/queues/queues';
 import { BaseBuckets } from 'cloudflare/resources/r2/buckets/buckets';
 import { BaseLifecycle } from 'cloudflare/resources/r2/buckets/lifecycle';
+import { BaseIndexes } from 'cloudflare/resources/vectorize/indexes/indexes';
 import { BaseScripts } from 'cloudflare/resources/workers/scripts/scripts';
 import { createClient } from 'cloudflare/tree-shakable';
 import * as z from 'zod';
@@ -90,6 +93,16 @@ const pageInfoSchema = z
   .nullish();
 const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
 const tokenInfoSchema = z.looseObject({ next_page_token: z.string().nullish() }).nullish();
+
+// Sources disagree on the field that says a purge finished (docs/cloudflare.md#queues): both are read.
+const queuePurgeStatusSchema = z
+  .looseObject({
+    started_at: z.string().nullish(),
+    completed: z.union([z.string(), z.boolean()]).nullish(),
+    complete: z.boolean().nullish(),
+  })
+  .nullish();
+export type QueuePurgeStatus = NonNullable<z.infer<typeof queuePurgeStatusSchema>>;
 
 /** A page-numbered listing longer than this is not believed (it would be a runaway loop). */
 const MAX_PAGES = 1000;
@@ -389,6 +402,120 @@ export class CloudflareAccount {
       z.looseObject({}),
     );
   }
+
+  /** Every queue of the account (page numbers; the API picks the page size). */
+  listQueues(): Promise<{ queue_id: string; queue_name: string }[]> {
+    return this.allPages(
+      'queues.list',
+      (page, options) =>
+        this.client.queues.list({ account_id: this.accountId }, { ...options, query: { page } }).asResponse(),
+      z.looseObject({ queue_id: z.string(), queue_name: z.string() }),
+    );
+  }
+
+  /** Starts a purge of every message of the queue; the answer is not relied on (docs/cloudflare.md#queues). */
+  async startQueuePurge(queueId: string): Promise<void> {
+    await this.send(
+      'queues.purge',
+      (options) =>
+        this.client.queues.purge
+          .start(queueId, { account_id: this.accountId, delete_messages_permanently: true }, options)
+          .asResponse(),
+      z.unknown(),
+    );
+  }
+
+  /** The queue's last purge as the API describes it; erase-queues.ts reads whether it finished. */
+  async queuePurgeStatus(queueId: string): Promise<QueuePurgeStatus> {
+    const { result } = await this.send(
+      'queues.purge.status',
+      (options) =>
+        this.client.queues.purge.status(queueId, { account_id: this.accountId }, options).asResponse(),
+      queuePurgeStatusSchema,
+    );
+    return result ?? {};
+  }
+
+  /** How many messages wait in the queue, by the API's best-effort metrics (for a dry run's estimate). */
+  async queueBacklog(queueId: string): Promise<number> {
+    const { result } = await this.send(
+      'queues.metrics',
+      (options) =>
+        this.client.queues.getMetrics(queueId, { account_id: this.accountId }, options).asResponse(),
+      z.looseObject({ backlog_count: z.number() }),
+    );
+    return result.backlog_count;
+  }
+
+  /** Names of every Vectorize (v2) index; follows `result_info.cursor` if the API ever pages. */
+  async listVectorizeIndexes(): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const { result, info } = await this.send(
+        'vectorize.indexes.list',
+        (options) =>
+          this.client.vectorize.indexes
+            .list({ account_id: this.accountId }, { ...options, ...(cursor ? { query: { cursor } } : {}) })
+            .asResponse(),
+        z.array(z.looseObject({ name: z.string() })),
+        cursorInfoSchema,
+      );
+      names.push(...result.map((index) => index.name));
+      cursor = info?.cursor ?? undefined;
+      if (!cursor || result.length === 0) break;
+    }
+    return names;
+  }
+
+  /** One page of at most 1,000 vector ids; `cursor` '' means this was the last page. */
+  async listVectorIds(
+    indexName: string,
+    cursor: string | undefined,
+  ): Promise<{ ids: string[]; cursor: string; totalCount: number }> {
+    const { result } = await this.send(
+      'vectorize.vectors.list',
+      (options) =>
+        this.client.vectorize.indexes
+          .listVectors(
+            indexName,
+            { account_id: this.accountId, count: 1000, ...(cursor ? { cursor } : {}) },
+            options,
+          )
+          .asResponse(),
+      z.looseObject({
+        vectors: z.array(z.looseObject({ id: z.string() })),
+        isTruncated: z.boolean(),
+        totalCount: z.number(),
+        nextCursor: z.string().nullish(),
+      }),
+    );
+    const next = result.isTruncated ? (result.nextCursor ?? '') : '';
+    return { ids: result.vectors.map((vector) => vector.id), cursor: next, totalCount: result.totalCount };
+  }
+
+  /** Enqueues the deletion of these vectors; Vectorize applies it later (docs/cloudflare.md#vectorize). */
+  async deleteVectorsByIds(indexName: string, ids: string[]): Promise<void> {
+    await this.send(
+      'vectorize.vectors.delete',
+      (options) =>
+        this.client.vectorize.indexes
+          .deleteByIDs(indexName, { account_id: this.accountId, ids }, options)
+          .asResponse(),
+      z.looseObject({ mutationId: z.string().nullish() }).nullish(),
+    );
+  }
+
+  /** How many vectors the index holds, as far as Vectorize has applied its mutations. */
+  async vectorCount(indexName: string): Promise<number> {
+    const { result } = await this.send(
+      'vectorize.info',
+      (options) =>
+        this.client.vectorize.indexes.info(indexName, { account_id: this.accountId }, options).asResponse(),
+      z.looseObject({ vectorCount: z.number() }),
+    );
+    return result.vectorCount;
+  }
 }
 
 /** The SDK's client with just the resources the calls above use. */
@@ -404,6 +531,9 @@ function createAccountClient(options: ClientOptions) {
       BaseScripts,
       BaseDurableObjectNamespaces,
       BaseApplications,
+      BaseQueues,
+      BasePurge,
+      BaseIndexes,
     ],
   });
 }

@@ -12,7 +12,7 @@ export interface EraseContext {
   dryRun: boolean;
 }
 
-export type StepKind = 'compute' | 'd1' | 'kv' | 'r2';
+export type StepKind = 'compute' | 'd1' | 'kv' | 'r2' | 'queues' | 'vectorize';
 export type StepStatus = 'done' | 'unchanged' | 'would-change' | 'failed' | 'not-run';
 export type StepFailureReason =
   | CallFailureReason
@@ -20,6 +20,8 @@ export type StepFailureReason =
   | 'missing'
   /** The step refused to act (e.g. a class name it cannot write into code, rows a trigger re-created). */
   | 'refused'
+  /** Cloudflare is still working on what the step started (e.g. a queue purge): the next run checks again. */
+  | 'pending'
   /** The fence callback threw: nothing destructive may run without a renewed lease. */
   | 'fence'
   /** A bug in preview-gc; the message says what. */
@@ -53,7 +55,29 @@ export interface R2Details {
   /** Ids of the other rules, kept as they were. */
   keptRules: string[];
 }
-export type StepDetails = ComputeDetails | D1Details | KvDetails | R2Details;
+export interface QueuesDetails {
+  /** 'finished': the API says the purge is done; 'running': started, not done when the step stopped waiting. */
+  purge: 'finished' | 'running' | 'not-started';
+  /** Purge status reads, the one before the purge included. */
+  statusReads: number;
+  /** Messages waiting, by the API's best-effort metrics (read in a dry run only). */
+  backlog?: number;
+}
+export interface VectorizeDetails {
+  /** Vectors whose deletion was sent (Vectorize applies it asynchronously). */
+  vectorsDeleted: number;
+  /** Vector id listing requests made. */
+  listings: number;
+  /** Vectors the index still counted at the last read, when it was read. */
+  vectorsLeft?: number;
+}
+export type StepDetails =
+  | ComputeDetails
+  | D1Details
+  | KvDetails
+  | R2Details
+  | QueuesDetails
+  | VectorizeDetails;
 
 export interface StepResult {
   kind: StepKind;

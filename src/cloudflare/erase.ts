@@ -1,5 +1,5 @@
 // Erases one slot in the order of docs/design.md#erasing-a-slot: compute (park the Worker and its DOs),
-// D1, KV, R2. Before every step the fence is asked (the sweep renews its lease there); a false
+// D1, KV, R2, Queues, Vectorize. Before every step the fence is asked (the sweep renews its lease there); a false
 // answer stops the erase. A failed step does not stop the others (they do not depend on each other,
 // and each one done is one less for the next sweep), but a step stopped by the budget, the deadline,
 // the rate limit or an abort stops everything: the rest would fail the same way. Dry run is the
@@ -10,6 +10,7 @@ import { CloudflareCallError, DEFERRING_REASONS } from './call-error.ts';
 import { eraseCompute } from './erase-compute.ts';
 import { eraseD1 } from './erase-d1.ts';
 import { eraseKv } from './erase-kv.ts';
+import { eraseQueue } from './erase-queues.ts';
 import { eraseR2 } from './erase-r2.ts';
 import {
   counted,
@@ -20,6 +21,7 @@ import {
   type StepOutcome,
   type StepResult,
 } from './erase-step.ts';
+import { eraseVectorize } from './erase-vectorize.ts';
 import type { NameResolver } from './resolver.ts';
 
 export type EraseStatus =
@@ -27,7 +29,10 @@ export type EraseStatus =
   | 'complete'
   /** The fence answered false: someone else holds the slot now. */
   | 'fenced'
-  /** Budget, deadline or rate limit ran out, or `only` left steps out: the next run goes on. */
+  /**
+   * Budget, deadline or rate limit ran out, `only` left steps out, or Cloudflare is still working on
+   * what a step started: the next run goes on.
+   */
   | 'deferred'
   /** The run was stopped (SIGTERM). */
   | 'aborted'
@@ -85,6 +90,16 @@ function planSteps(resources: SlotResources): PlannedStep[] {
       resource: bucket.bucket,
       run: (context: EraseContext) => eraseR2(context, bucket),
     })),
+    ...resources.queues.map((queue) => ({
+      kind: 'queues' as const,
+      resource: queue.name,
+      run: (context: EraseContext) => eraseQueue(context, queue),
+    })),
+    ...resources.vectorize.map((index) => ({
+      kind: 'vectorize' as const,
+      resource: index.name,
+      run: (context: EraseContext) => eraseVectorize(context, index),
+    })),
   ];
 }
 
@@ -122,16 +137,24 @@ const FAILED_SUMMARY: Record<StepFailureReason, string> = {
   'invalid-answer': 'failed: Cloudflare gave an answer preview-gc cannot use',
   missing: 'failed: not found in the account',
   refused: 'refused',
+  pending: 'still running at Cloudflare; the next run checks again',
   fence: 'not run: the lease could not be renewed',
   internal: 'failed: an error in preview-gc',
 };
 
 /** A short line for a failed step, with what it did before (the message has the details). */
 function failedSummary(reason: StepFailureReason, details: StepResult['details']): string {
-  const done = details && 'keysDeleted' in details && details.keysDeleted > 0 ? details.keysDeleted : 0;
-  return done > 0
-    ? `deleted ${counted(done, 'key')}, then ${FAILED_SUMMARY[reason]}`
-    : FAILED_SUMMARY[reason];
+  const done = deletedBefore(details);
+  return done === undefined ? FAILED_SUMMARY[reason] : `${done}, then ${FAILED_SUMMARY[reason]}`;
+}
+
+/** `deleted 1,204 keys` when a step deleted things one by one before it stopped. */
+function deletedBefore(details: StepResult['details']): string | undefined {
+  if (details && 'keysDeleted' in details && details.keysDeleted > 0)
+    return `deleted ${counted(details.keysDeleted, 'key')}`;
+  if (details && 'vectorsDeleted' in details && details.vectorsDeleted > 0)
+    return `deleted ${counted(details.vectorsDeleted, 'vector')}`;
+  return undefined;
 }
 
 const STOPPED_SUMMARY: Record<EraseStatus, string> = {
@@ -195,9 +218,10 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
     }
   }
 
+  const failed = steps.filter((step) => step.status === 'failed');
+  const needsPerson = failed.some((step) => step.failure?.reason !== 'pending');
   const status: EraseStatus =
-    stopped ??
-    (steps.some((step) => step.status === 'failed') ? 'failed' : leftOut ? 'deferred' : 'complete');
+    stopped ?? (needsPerson ? 'failed' : leftOut || failed.length > 0 ? 'deferred' : 'complete');
   return { status, steps, requests: account.pacer.usage().requests - startRequests };
 }
 

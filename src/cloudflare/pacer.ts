@@ -189,6 +189,14 @@ export class Pacer {
     await this.wait(error.kind, delay);
   }
 
+  /**
+   * Waits `ms` without a request (e.g. between polls of a long operation), within the run's deadline
+   * and abort signal: fails as `deadline` or `aborted` like a call would.
+   */
+  pause(kind: string, ms: number): Promise<void> {
+    return this.wait(kind, ms);
+  }
+
   /** Exponential backoff with "equal jitter": uniformly in [d/2, d], d = 0.5 s × 2^(n-1), at most 8 s. */
   backoffMs(attemptNumber: number): number {
     const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attemptNumber - 1));

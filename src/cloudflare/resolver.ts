@@ -58,4 +58,16 @@ export class NameResolver {
   async containerApplications(): Promise<ContainerApplication[]> {
     return this.once('containers', () => this.account.listContainerApplications());
   }
+
+  /** The id of the queue named `name`, or undefined. */
+  async queueId(name: string): Promise<string | undefined> {
+    const queues = await this.once('queues', () => this.account.listQueues());
+    return queues.find((queue) => queue.queue_name === name)?.queue_id;
+  }
+
+  /** Whether the Vectorize index `name` exists (indexes are addressed by name). */
+  async vectorizeIndexExists(name: string): Promise<boolean> {
+    const names = await this.once('vectorize', () => this.account.listVectorizeIndexes());
+    return names.includes(name);
+  }
 }

@@ -70,12 +70,25 @@ export interface R2Template {
   jurisdiction: R2Jurisdiction;
   expire: R2Expiry;
 }
+export interface QueueTemplate {
+  name: string;
+}
+export interface VectorizeTemplate {
+  name: string;
+}
 
 export interface SlotConfig {
   /** The file the config came from, for messages. */
   file: string;
   pool: string;
-  resources: { workers: WorkerTemplate[]; d1: D1Template[]; kv: KvTemplate[]; r2: R2Template[] };
+  resources: {
+    workers: WorkerTemplate[];
+    d1: D1Template[];
+    kv: KvTemplate[];
+    r2: R2Template[];
+    queues: QueueTemplate[];
+    vectorize: VectorizeTemplate[];
+  };
   protect: string[];
   /** Line and column of every name template by its path (`resources.d1[0].name`), for messages. */
   positions: Record<string, { line: number; column: number }>;
@@ -103,6 +116,12 @@ export interface SlotR2 extends Origin {
   jurisdiction: R2Jurisdiction;
   expire: R2Expiry;
 }
+export interface SlotQueue extends Origin {
+  name: string;
+}
+export interface SlotVectorIndex extends Origin {
+  name: string;
+}
 /** The concrete resources of one slot, every name expanded and checked against `protect`. */
 export interface SlotResources {
   slot: string;
@@ -110,6 +129,8 @@ export interface SlotResources {
   d1: SlotD1[];
   kv: SlotKv[];
   r2: SlotR2[];
+  queues: SlotQueue[];
+  vectorize: SlotVectorIndex[];
 }
 
 const PLACEHOLDERS = ['slot', 'n'];
@@ -201,6 +222,18 @@ const schema = z.strictObject({
           }),
         )
         .default([]),
+      queues: z
+        .array(
+          z.strictObject({ name: template('name: app-{slot}-jobs', WORKER_CHARSET, 'a-z, 0-9, - and _') }),
+        )
+        .default([]),
+      vectorize: z
+        .array(
+          z.strictObject({
+            name: template('name: app-{slot}-embeddings', WORKER_CHARSET, 'a-z, 0-9, - and _'),
+          }),
+        )
+        .default([]),
     })
     .refine((resources) => Object.values(resources).some((list) => list.length > 0), {
       message: 'lists no resource to erase; write e.g. d1: [{ name: "app-{slot}-db" }] under resources',
@@ -236,6 +269,12 @@ const EXAMPLES: Record<string, string> = {
   'resources.r2[].expire.id': 'id: expire-preview-files',
   'resources.r2[].expire.prefix': 'prefix: "backups/"',
   'resources.r2[].expire.after': 'after: 3h',
+  'resources.queues': 'queues: [{ name: "app-{slot}-jobs" }]',
+  'resources.queues[]': '- name: app-{slot}-jobs',
+  'resources.queues[].name': 'name: app-{slot}-jobs',
+  'resources.vectorize': 'vectorize: [{ name: "app-{slot}-embeddings" }]',
+  'resources.vectorize[]': '- name: app-{slot}-embeddings',
+  'resources.vectorize[].name': 'name: app-{slot}-embeddings',
   protect: 'protect: ["*-prod*"]',
   'protect[]': '"*-prod*"',
 };
@@ -422,6 +461,16 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
       'bucket',
       resources.r2.map((bucket) => bucket.bucket),
     ),
+    ...pathsOf(
+      'queues',
+      'name',
+      resources.queues.map((queue) => queue.name),
+    ),
+    ...pathsOf(
+      'vectorize',
+      'name',
+      resources.vectorize.map((index) => index.name),
+    ),
   ];
   const positions = Object.fromEntries(
     templates.flatMap(([path]) => {
@@ -459,6 +508,8 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
         jurisdiction: bucket.jurisdiction,
         expire: { id: bucket.expire.id, prefix: bucket.expire.prefix, afterSeconds: bucket.expire.after },
       })),
+      queues: resources.queues,
+      vectorize: resources.vectorize,
     },
     protect,
     positions,
@@ -551,7 +602,7 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
     return expanded.name;
   };
 
-  const { workers, d1, kv, r2 } = config.resources;
+  const { workers, d1, kv, r2, queues, vectorize } = config.resources;
   const resources: SlotResources = {
     slot: slug,
     workers: workers.map((worker, index) => {
@@ -580,6 +631,14 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
         jurisdiction: bucket.jurisdiction,
         expire: bucket.expire,
       };
+    }),
+    queues: queues.map((queue, index) => {
+      const path = `resources.queues[${index}].name`;
+      return { name: name(queue.name, path), template: queue.name, path };
+    }),
+    vectorize: vectorize.map((index, position) => {
+      const path = `resources.vectorize[${position}].name`;
+      return { name: name(index.name, path), template: index.name, path };
     }),
   };
   if (problems.length > 0)

@@ -26,6 +26,8 @@ const STEP_PERMISSION: Record<StepResult['kind'], string> = {
   d1: 'D1',
   kv: 'Workers KV Storage',
   r2: 'Workers R2 Storage',
+  queues: 'Queues',
+  vectorize: 'Vectorize',
 };
 
 /** What a person does about a failed step; undefined where the next sweep heals it by itself. */

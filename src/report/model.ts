@@ -31,7 +31,7 @@ export const FAILED_OUTCOMES: ReadonlySet<SlotOutcome> = new Set([
 export type EraseStepStatus = 'done' | 'unchanged' | 'would-change' | 'failed' | 'not-run';
 
 export interface EraseStepReport {
-  kind: 'compute' | 'd1' | 'kv' | 'r2';
+  kind: 'compute' | 'd1' | 'kv' | 'r2' | 'queues' | 'vectorize';
   resource: string;
   status: EraseStepStatus;
   /** One line a person reads: "deleted 1,204 rows in 5 tables". */

@@ -4,7 +4,9 @@ import { D1Database } from './d1-engine.ts';
 import { FaultTable } from './faults.ts';
 import { KvNamespace } from './kv-store.ts';
 import { type RateLimit, RateLimiter } from './limiter.ts';
+import { QueueStore } from './queue-store.ts';
 import type { Jurisdiction, LifecycleRule, TwinSeed } from './schema.ts';
+import { VectorizeStore } from './vectorize-store.ts';
 import { type DoClass, newClass, type WorkersStore as Workers, WorkersStore } from './workers-store.ts';
 
 export interface TwinAccountOptions {
@@ -62,6 +64,8 @@ export class TwinAccount {
   readonly kv = new Map<string, KvNamespace>();
   readonly r2 = new Map<string, R2Bucket>();
   readonly workers: Workers = new WorkersStore();
+  readonly queues = new QueueStore(() => this.now());
+  readonly vectorize = new VectorizeStore(() => this.now());
   private log: TwinRequestRecord[] = [];
 
   constructor(options: TwinAccountOptions = {}) {

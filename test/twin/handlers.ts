@@ -6,7 +6,9 @@ import { route } from './gate.ts';
 import { adminRoutes } from './routes-admin.ts';
 import { d1Routes } from './routes-d1.ts';
 import { kvRoutes } from './routes-kv.ts';
+import { queuesRoutes } from './routes-queues.ts';
 import { r2Routes } from './routes-r2.ts';
+import { vectorizeRoutes } from './routes-vectorize.ts';
 import { workersRoutes } from './routes-workers.ts';
 
 export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
@@ -16,6 +18,8 @@ export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
     ...kvRoutes(account),
     ...r2Routes(account),
     ...workersRoutes(account),
+    ...queuesRoutes(account),
+    ...vectorizeRoutes(account),
     route(account, 'ALL', '/*', ({ url }) => fail(404, 7003, `No route for the URI: ${url.pathname}`)),
   ];
 }

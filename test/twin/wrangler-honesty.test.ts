@@ -1,5 +1,5 @@
 // Keeps the twin honest with a client we did not write: the real wrangler CLI, pointed at the twin over
-// loopback, creates and reads back D1, KV and R2 resources. Commands run one after another (each costs
+// loopback, creates and reads back D1, KV, R2, Queues and Vectorize resources. Commands run one after another (each costs
 // a wrangler start of a few seconds), sharing one twin.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -207,5 +207,53 @@ describe('wrangler against the twin', () => {
     expect(listed).toMatch(/name:\s+expire-everything[\s\S]*Expire objects after 1 days/);
     expect(listed).toMatch(/name:\s+expire-tmp[\s\S]*prefix:\s+tmp\/[\s\S]*Expire objects after 3 days/);
     expect(listed).not.toContain('Default Multipart Abort Rule');
+  });
+
+  it('creates, lists and purges a queue', { timeout: SLOW }, async () => {
+    expect(await wrangler('queues', 'create', 'honesty-jobs')).toContain("Created queue 'honesty-jobs'");
+    expect(routesCalled()).toEqual(['POST /accounts/:account/queues -> 200']);
+    const queue = twin.account.queues.findByName('honesty-jobs');
+    if (!queue) throw new Error('wrangler created no queue in the twin');
+    twin.account.queues.send(queue, [
+      { body: 'a', contentType: 'text' },
+      { body: { b: 1 }, contentType: 'json' },
+    ]);
+
+    const listed = await wrangler('queues', 'list');
+    expect(listed).toMatch(new RegExp(`${queue.id}\\s*│\\s*honesty-jobs`));
+    expect(routesCalled()).toEqual(['GET /accounts/:account/queues -> 200']);
+
+    // wrangler finds the queue with the name filter of the listing, then purges it by id.
+    expect(await wrangler('queues', 'purge', 'honesty-jobs', '--force')).toContain(
+      "Purged Queue 'honesty-jobs'",
+    );
+    expect(routesCalled()).toEqual([
+      'GET /accounts/:account/queues -> 200',
+      'POST /accounts/:account/queues/:queue/purge -> 200',
+    ]);
+    expect(twin.account.queues.findByName('honesty-jobs')?.messages).toEqual([]);
+  });
+
+  it('creates a Vectorize index, inserts, lists and deletes vectors', { timeout: SLOW }, async () => {
+    await wrangler('vectorize', 'create', 'honesty-index', '--dimensions', '3', '--metric', 'cosine');
+    expect(routesCalled()).toEqual(['POST /accounts/:account/vectorize/v2/indexes -> 200']);
+
+    const vectors = ['a', 'b', 'c'].map((id, n) => JSON.stringify({ id, values: [n, 1, 0] }));
+    writeFileSync(join(dir, 'vectors.ndjson'), vectors.join('\n'));
+    expect(
+      await wrangler('vectorize', 'insert', 'honesty-index', '--file', join(dir, 'vectors.ndjson')),
+    ).toContain("Successfully enqueued 3 vectors into index 'honesty-index'");
+    expect(routesCalled()).toEqual(['POST /accounts/:account/vectorize/v2/indexes/:index/insert -> 200']);
+
+    const listed = JSON.parse(await wrangler('vectorize', 'list-vectors', 'honesty-index', '--json'));
+    expect(listed).toMatchObject({ count: 3, totalCount: 3, isTruncated: false });
+    expect(listed.vectors).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+
+    await wrangler('vectorize', 'delete-vectors', 'honesty-index', '--ids', 'a', 'c');
+    expect(routesCalled()).toEqual([
+      'POST /accounts/:account/vectorize/v2/indexes/:index/delete_by_ids -> 200',
+    ]);
+    const info = JSON.parse(await wrangler('vectorize', 'info', 'honesty-index', '--json'));
+    expect(info).toMatchObject({ dimensions: 3, vectorCount: 1 });
   });
 });
