@@ -19,6 +19,7 @@ import {
   type ListAnswer,
   leaseSchema,
   listAnswerSchema,
+  MAX_ANSWER_BYTES,
   type MarkDirtyRequest,
   type PoolsAnswer,
   poolsAnswerSchema,
@@ -82,7 +83,6 @@ export class SemaphoreError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
-const MAX_ANSWER_BYTES = 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
 /**
