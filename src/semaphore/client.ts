@@ -1,4 +1,4 @@
-// Typed client of the semaphore protocol (../../../shared/docs/semaphore-protocol.md). Every answer is
+// Typed client of the semaphore protocol (docs/semaphore-protocol.md). Every answer is
 // validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
 // backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
 import { setTimeout as delay } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-// Semaphore protocol v1 (docs: ../../../shared/docs/semaphore-protocol.md, docs/semaphore.md).
+// The semaphore protocol, described in docs/semaphore-protocol.md (running the Worker: docs/semaphore.md).
 // One set of zod schemas serves both ends: the Worker validates requests with them and the
 // client validates answers with them, so the two cannot drift apart.
 import { z } from 'zod';

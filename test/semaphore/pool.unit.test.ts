@@ -176,6 +176,17 @@ describe('acquire', () => {
     expect(afterExpiry.leaseId).not.toBe(first.leaseId);
   });
 
+  it('keeps one request id for a lease reused by many calls, and a retry of an older one still reuses it', () => {
+    const { acquire, db } = poolWith('preview-1', 'preview-2');
+    const first = body<Lease>(acquire('pr-4', T0, { reuseHeld: true, requestId: 'push-1' }));
+    for (const push of ['push-2', 'push-3', 'push-4'])
+      acquire('pr-4', T0, { reuseHeld: true, requestId: push });
+    const ids = db.exec<{ request_id: string }>('SELECT request_id FROM request_ids').toArray();
+    expect(ids.map((row) => row.request_id)).toEqual(['push-4']);
+    const retried = body<Lease>(acquire('pr-4', T0 + 5, { reuseHeld: true, requestId: 'push-1' }));
+    expect(retried).toMatchObject({ leaseId: first.leaseId, slug: first.slug });
+  });
+
   it('answers a retry with the same request id with the same lease and flags', () => {
     const { acquire, take } = poolWith('preview-1');
     take('preview-1', 'pr-1');

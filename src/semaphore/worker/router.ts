@@ -198,7 +198,7 @@ async function route(request: Request, env: Env): Promise<Response> {
     errorResponse(
       404,
       'not_found',
-      `there is no route ${request.method} ${url.pathname}; see docs/semaphore.md`,
+      `there is no route ${request.method} ${url.pathname}; see docs/semaphore-protocol.md`,
     )
   );
 }

@@ -255,6 +255,10 @@ export class PoolStore {
         };
   }
 
+  /**
+   * Keeps one request id per lease and scope: a lease reused again and again (`reuseHeld`) would
+   * otherwise collect one per call. A retry of an id forgotten that way reuses the same lease anyway.
+   */
   rememberRequest(
     scope: RequestScope,
     requestId: string,
@@ -262,6 +266,7 @@ export class PoolStore {
     leaseId: string,
     flags: AcquireFlags,
   ): void {
+    this.#sql.exec('DELETE FROM request_ids WHERE lease_id = ? AND scope = ?', leaseId, scopeKey(scope));
     this.#sql.exec(
       `INSERT OR REPLACE INTO request_ids (scope, request_id, slug, lease_id, reused, took_expired)
        VALUES (?, ?, ?, ?, ?, ?)`,
