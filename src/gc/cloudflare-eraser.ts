@@ -5,6 +5,7 @@ import { CloudflareAccount } from '../cloudflare/account.ts';
 import { type EraseResult, eraseSlot } from '../cloudflare/erase.ts';
 import type { StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
+import { permissionOf, type TokenPermission } from '../cloudflare/permissions.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { ApiUsageReport } from '../report/model.ts';
@@ -22,12 +23,10 @@ export interface CloudflareEraserOptions {
   fetch?: typeof fetch;
 }
 
-const STEP_PERMISSION: Record<StepResult['kind'], string> = {
-  compute: 'Workers Scripts',
-  d1: 'D1',
-  kv: 'Workers KV Storage',
-  r2: 'Workers R2 Storage',
-};
+/** The token permission an erase step's calls need (compute works on the slot's Worker). */
+function permissionFor(kind: StepResult['kind']): TokenPermission {
+  return permissionOf(kind === 'compute' ? 'workers' : kind);
+}
 
 /** What a person does about a failed step; undefined where the next sweep heals it by itself. */
 function nextStepFor(step: StepResult, configPath: string): string | undefined {
@@ -35,7 +34,7 @@ function nextStepFor(step: StepResult, configPath: string): string | undefined {
     case 'missing':
       return `Create ${step.kind === 'r2' ? 'the bucket' : 'the resource'} '${step.resource}', or fix its template in ${configPath}; then run the preview-gc workflow again.`;
     case 'api':
-      return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token edit access to ${STEP_PERMISSION[step.kind]}.`;
+      return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token ${permissionFor(step.kind).dashboard}.`;
     case 'refused':
     case 'internal':
       return `Erase '${step.resource}' by hand or fix ${configPath}; the slot stays dirty until an erase completes.`;

@@ -2,7 +2,15 @@
 // when action.yml or the CLI changed and `npm run readme` was not run, so the README cannot drift.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { updateReadme } from '../../scripts/readme-inputs.ts';
+import { updateGenerated, updateReadme } from '../../scripts/readme-inputs.ts';
+import { TOKEN_PERMISSIONS } from '../../src/cloudflare/permissions.ts';
+
+async function generatedFiles() {
+  const [readme, actionYml, configDoc] = await Promise.all(
+    ['README.md', 'action.yml', 'docs/config.md'].map((path) => readFile(path, 'utf8')),
+  );
+  return { readme: readme ?? '', actionYml: actionYml ?? '', configDoc: configDoc ?? '' };
+}
 
 describe('README.md', () => {
   it('has the inputs and outputs of action.yml and the CLI reference as they are (npm run readme)', async () => {
@@ -25,6 +33,16 @@ describe('README.md', () => {
     const updated = updateReadme(readme, withNewInput);
     expect(updated).not.toBe(readme);
     expect(updated).toContain('| `sweep-color` | no | – | A new input \\| with a pipe. |');
+  });
+
+  it('lists the API token permissions of src/cloudflare/permissions.ts alike in the README, docs/config.md and action.yml', async () => {
+    const files = await generatedFiles();
+    expect(updateGenerated(files)).toEqual(files);
+    for (const permission of TOKEN_PERMISSIONS) {
+      expect(files.readme).toContain(`| ${permission.dashboard} | ${permission.apiName} |`);
+      expect(files.configDoc).toContain(`**${permission.dashboard}** (API name \`${permission.apiName}\`)`);
+      expect(files.actionYml).toContain(permission.dashboard);
+    }
   });
 
   it('keeps the quick start commands CI runs', async () => {
