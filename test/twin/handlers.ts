@@ -7,6 +7,7 @@ import { adminRoutes } from './routes-admin.ts';
 import { d1Routes } from './routes-d1.ts';
 import { kvRoutes } from './routes-kv.ts';
 import { r2Routes } from './routes-r2.ts';
+import { tokenRoutes } from './routes-tokens.ts';
 import { workersRoutes } from './routes-workers.ts';
 
 export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
@@ -16,6 +17,7 @@ export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
     ...kvRoutes(account),
     ...r2Routes(account),
     ...workersRoutes(account),
+    ...tokenRoutes(account),
     route(account, 'ALL', '/*', ({ url }) => fail(404, 7003, `No route for the URI: ${url.pathname}`)),
   ];
 }
