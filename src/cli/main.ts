@@ -1,10 +1,14 @@
 // preview-gc, the CLI: finds the command, parses its flags, runs it, and turns every way it can end
 // into an exit code: 0 done, 1 the run failed, 2 wrong usage (with that command's help).
+import packageJson from '../../package.json' with { type: 'json' };
+import { closestWord } from '../config/did-you-mean.ts';
+import { semaphoreRefusedToken } from '../config/run-place.ts';
 import { SettingsError } from '../config/settings.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';
 import { commandHelp, groupHelp, PROGRAM } from './help.ts';
+import { cliPlace } from './inputs.ts';
 import type { CliIO } from './io.ts';
 import { releaseCommand } from './release.ts';
 import { slotsAddCommand } from './slots-add.ts';
@@ -36,7 +40,7 @@ const ENVIRONMENT_FOOTER = [
   '  NO_COLOR                                     plain output on a terminal too',
   '',
   'Exit codes: 0 done, 1 the run failed (the output says what to do), 2 wrong usage.',
-  `Run '${PROGRAM} <command> --help' for a command's flags.`,
+  `Run '${PROGRAM} <command> --help' for a command's flags, '${PROGRAM} --version' for the version.`,
 ];
 
 export const PROGRAM_HELP = groupHelp({
@@ -54,6 +58,7 @@ const SLOTS_HELP = groupHelp({
 });
 
 const HELP_FLAGS = new Set(['--help', '-h', 'help']);
+const VERSION_FLAGS = new Set(['--version', '-V', 'version']);
 
 /** The command named by the first words of argv, the help to show when it goes wrong, and the rest. */
 function findCommand(argv: readonly string[]): { spec: CommandSpec | null; help: string; rest: string[] } {
@@ -70,12 +75,21 @@ function findCommand(argv: readonly string[]): { spec: CommandSpec | null; help:
     : { spec, help: commandHelp(spec), rest: argv.slice(1) };
 }
 
+/** "unknown command 'stauts'", with the closest command when there is one. */
+function unknownCommand(group: string, word: string): string {
+  const names = (group === '' ? COMMANDS : SLOTS_COMMANDS).map((spec) => spec.name.slice(group.length));
+  const guess = closestWord(word, [...new Set(names.map((name) => name.split(' ')[0] ?? name))]);
+  return `unknown command '${group}${word}'${guess === undefined ? '' : `: did you mean '${group}${guess}'?`}`;
+}
+
 function usageFailure(io: CliIO, message: string, help: string): number {
   io.err(`${PROGRAM}: ${message}\n\n${help}`);
   return 2;
 }
 
-function describeFailure(error: unknown): string {
+function describeFailure(error: unknown, spec: CommandSpec): string {
+  const refused = semaphoreRefusedToken(error, cliPlace(spec.name, spec.options));
+  if (refused !== undefined) return refused;
   if (error instanceof SemaphoreError) {
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
     return `the semaphore refused or failed ${error.operation}${status}: ${error.message}`;
@@ -91,9 +105,13 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       io.out(help);
       return 0;
     }
+    if (VERSION_FLAGS.has(word) && argv.length === 1) {
+      io.out(`${PROGRAM} ${packageJson.version}`);
+      return 0;
+    }
     const group = argv[0] === 'slots' ? 'slots ' : '';
     const missing = group === '' ? 'which command?' : 'slots needs a command: list, add, remove or sync';
-    return usageFailure(io, word === '' ? missing : `unknown command '${group}${word}'`, help);
+    return usageFailure(io, word === '' ? missing : unknownCommand(group, word), help);
   }
   try {
     const parsed = parseCommand(spec, rest);
@@ -110,7 +128,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return 2;
     }
     io.err(
-      `${PROGRAM} ${spec.name}: ${error instanceof CommandFailure ? error.message : describeFailure(error)}`,
+      `${PROGRAM} ${spec.name}: ${error instanceof CommandFailure ? error.message : describeFailure(error, spec)}`,
     );
     return 1;
   }

@@ -1,9 +1,10 @@
 // release and slots talk to the semaphore directly: they need the pool's name (from --pool or the
 // slot config) and a client, and, to add slots safely, the config's templates.
 import { stat } from 'node:fs/promises';
+import type { DescribeInput } from '../config/settings.ts';
 import { ConfigError, loadSlotConfig, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
-import { settingsOf } from './inputs.ts';
+import { cliPlace, settingsOf } from './inputs.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure, type CommandSpec, type ParsedCommand, stringValue } from './spec.ts';
 
@@ -14,9 +15,13 @@ export interface PoolConnection {
   config: SlotConfig | null;
 }
 
-async function configOrNull(path: string, required: boolean): Promise<SlotConfig | null> {
+async function configOrNull(
+  path: string,
+  required: boolean,
+  describeInput: DescribeInput,
+): Promise<SlotConfig | null> {
   try {
-    return await loadSlotConfig(path);
+    return await loadSlotConfig(path, describeInput);
   } catch (error) {
     const missing = error instanceof ConfigError && !(await fileExists(path));
     if (missing && !required) return null;
@@ -36,13 +41,17 @@ async function fileExists(path: string): Promise<boolean> {
  * be missing when --pool names the pool.
  */
 export async function connectPool(
-  spec: Pick<CommandSpec, 'options' | 'env'>,
+  spec: Pick<CommandSpec, 'name' | 'options' | 'env'>,
   parsed: ParsedCommand,
   io: Pick<CliIO, 'env'>,
 ): Promise<PoolConnection> {
   const settings = settingsOf('status', spec.options, parsed.values, io.env, spec.env);
   const explicitConfig = stringValue(parsed.values, 'config') !== undefined;
-  const config = await configOrNull(settings.configPath, explicitConfig || settings.pool === undefined);
+  const config = await configOrNull(
+    settings.configPath,
+    explicitConfig || settings.pool === undefined,
+    cliPlace(spec.name, spec.options).describeInput,
+  );
   const pool = settings.pool ?? config?.pool;
   if (pool === undefined)
     throw new CommandFailure('no pool: give --pool <name> or a slot config with --config');

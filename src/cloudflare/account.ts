@@ -79,6 +79,8 @@ const pageInfoSchema = z
 const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
 const tokenInfoSchema = z.looseObject({ next_page_token: z.string().nullish() }).nullish();
 
+const tokenStatusSchema = z.looseObject({ status: z.string() });
+
 /** A page-numbered listing longer than this is not believed (it would be a runaway loop). */
 const MAX_PAGES = 1000;
 
@@ -144,6 +146,35 @@ export class CloudflareAccount {
       if (done) return items;
     }
     return items;
+  }
+
+  /** The status of the token as a user's token: `active`, `disabled`, `expired`. A token of an account is refused here. */
+  async verifyUserToken(): Promise<string> {
+    const { result } = await this.send(
+      'tokens.verify',
+      (options) => this.client.user.tokens.verify(options).asResponse(),
+      tokenStatusSchema,
+    );
+    return result.status;
+  }
+
+  /** The status of the token as a token owned by this account. */
+  async verifyAccountToken(): Promise<string> {
+    const { result } = await this.send(
+      'tokens.verify',
+      (options) => this.client.accounts.tokens.verify({ account_id: this.accountId }, options).asResponse(),
+      tokenStatusSchema,
+    );
+    return result.status;
+  }
+
+  /** Reads the account itself: refused when the token may not use the account at all. */
+  async readAccount(): Promise<void> {
+    await this.send(
+      'accounts.get',
+      (options) => this.client.accounts.get({ account_id: this.accountId }, options).asResponse(),
+      z.looseObject({ id: z.string() }),
+    );
   }
 
   listD1Databases(): Promise<{ uuid: string; name: string }[]> {

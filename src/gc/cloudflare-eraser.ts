@@ -2,16 +2,18 @@
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
 import { CloudflareAccount } from '../cloudflare/account.ts';
+import { checkCredentials, describeCredentialProblem } from '../cloudflare/credentials.ts';
 import { type EraseResult, eraseSlot } from '../cloudflare/erase.ts';
 import type { StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import { permissionOf, type TokenPermission } from '../cloudflare/permissions.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
+import type { RunPlace } from '../config/run-place.ts';
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
 
-export interface CloudflareEraserOptions {
+export interface CloudflareOptions {
   apiToken: string;
   accountId: string;
   baseUrl: string;
@@ -23,52 +25,17 @@ export interface CloudflareEraserOptions {
   fetch?: typeof fetch;
 }
 
-/** The token permission an erase step's calls need (compute works on the slot's Worker). */
-function permissionFor(kind: StepResult['kind']): TokenPermission {
-  return permissionOf(kind === 'compute' ? 'workers' : kind);
+export interface CloudflareEraserOptions extends CloudflareOptions {
+  /** Where the run was started, for the advice in messages. */
+  place: RunPlace;
 }
 
-/** What a person does about a failed step; undefined where the next sweep heals it by itself. */
-function nextStepFor(step: StepResult, configPath: string): string | undefined {
-  switch (step.failure?.reason) {
-    case 'missing':
-      return `Create ${step.kind === 'r2' ? 'the bucket' : 'the resource'} '${step.resource}', or fix its template in ${configPath}; then run the preview-gc workflow again.`;
-    case 'api':
-      return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token ${permissionFor(step.kind).dashboard}.`;
-    case 'refused':
-    case 'internal':
-      return `Erase '${step.resource}' by hand or fix ${configPath}; the slot stays dirty until an erase completes.`;
-    default:
-      return undefined;
-  }
-}
-
-function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
-  const failedStep = result.steps.find((step) => step.status === 'failed');
-  const outcome: EraseOutcome = {
-    status: result.status,
-    requests: result.requests,
-    steps: result.steps.map((step) => ({
-      kind: step.kind,
-      resource: step.resource,
-      status: step.status,
-      summary: step.failure === undefined ? step.summary : `${step.summary} (${step.failure.message})`,
-      requests: step.requests,
-    })),
-  };
-  if (failedStep?.failure === undefined) return outcome;
-  const nextStep = nextStepFor(failedStep, configPath);
-  return {
-    ...outcome,
-    problem: `${failedStep.kind} '${failedStep.resource}': ${failedStep.failure.message}`,
-    ...(nextStep === undefined ? {} : { nextStep }),
-  };
-}
-
-export function createCloudflareEraser(
-  config: SlotConfig,
-  options: CloudflareEraserOptions,
-): { eraser: SlotEraser; usage(): ApiUsageReport } {
+/** One pacer, one account client and one name resolver: every call of a run shares budget, rate and listings. */
+export function connectCloudflare(options: CloudflareOptions): {
+  pacer: Pacer;
+  account: CloudflareAccount;
+  resolver: NameResolver;
+} {
   const pacer = new Pacer({
     budget: options.budget,
     ratePerSecond: options.ratePerSecond,
@@ -82,9 +49,64 @@ export function createCloudflareEraser(
     pacer,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
-  const resolver = new NameResolver(account);
+  return { pacer, account, resolver: new NameResolver(account) };
+}
+
+/** What the slots are refused with once the credential check found a problem (said once, for the run). */
+const CREDENTIALS_REFUSED = "not erased: Cloudflare refused the run's credentials (see the run's problem)";
+
+/** The token permission an erase step's calls need (compute works on the slot's Worker). */
+function permissionFor(kind: StepResult['kind']): TokenPermission {
+  return permissionOf(kind === 'compute' ? 'workers' : kind);
+}
+
+/** What a person does about a failed step; undefined where the next sweep heals it by itself. */
+function nextStepFor(step: StepResult, configPath: string, place: RunPlace): string | undefined {
+  switch (step.failure?.reason) {
+    case 'missing':
+      return `Create ${step.kind === 'r2' ? 'the bucket' : 'the resource'} '${step.resource}', or fix its template in ${configPath}; then ${place.rerun}.`;
+    case 'api':
+      return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token ${permissionFor(step.kind).dashboard}.`;
+    case 'refused':
+    case 'internal':
+      return `Erase '${step.resource}' by hand or fix ${configPath}; the slot stays dirty until an erase completes.`;
+    default:
+      return undefined;
+  }
+}
+
+function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace): EraseOutcome {
+  const failedStep = result.steps.find((step) => step.status === 'failed');
+  const outcome: EraseOutcome = {
+    status: result.status,
+    requests: result.requests,
+    steps: result.steps.map((step) => ({
+      kind: step.kind,
+      resource: step.resource,
+      status: step.status,
+      summary: step.failure === undefined ? step.summary : `${step.summary} (${step.failure.message})`,
+      requests: step.requests,
+    })),
+  };
+  if (failedStep?.failure === undefined) return outcome;
+  const nextStep = nextStepFor(failedStep, configPath, place);
+  return {
+    ...outcome,
+    problem: `${failedStep.kind} '${failedStep.resource}': ${failedStep.failure.message}`,
+    ...(nextStep === undefined ? {} : { nextStep }),
+  };
+}
+
+export function createCloudflareEraser(
+  config: SlotConfig,
+  options: CloudflareEraserOptions,
+): { eraser: SlotEraser; usage(): ApiUsageReport } {
+  const { pacer, account, resolver } = connectCloudflare(options);
+  let credentials: Promise<string | null> | undefined;
+  let credentialsRefused = false;
   const eraser: SlotEraser = {
     refusal(slug) {
+      if (credentialsRefused) return CREDENTIALS_REFUSED;
       try {
         resourcesForSlot(config, slug);
         return null;
@@ -102,7 +124,20 @@ export function createCloudflareEraser(
         dryRun,
         signal: options.signal,
       });
-      return toEraseOutcome(result, config.file);
+      return toEraseOutcome(result, config.file, options.place);
+    },
+    checkCredentials() {
+      credentials ??= checkCredentials(account, resolver.probes(config.resources)).then((problem) => {
+        credentialsRefused = problem !== null;
+        return problem === null
+          ? null
+          : describeCredentialProblem(problem, {
+              accountId: options.accountId,
+              place: options.place,
+              consequence: 'nothing was erased',
+            });
+      });
+      return credentials;
     },
   };
   return { eraser, usage: () => pacer.usage() };

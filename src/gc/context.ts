@@ -1,4 +1,5 @@
 // What the commands (gc, cleanup, status) are given: clients and knobs, all passed in, none global.
+import type { RunPlace } from '../config/run-place.ts';
 import type { ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
@@ -26,6 +27,12 @@ export interface SlotEraser {
   refusal(slug: string): string | null;
   /** Erases one slot's Cloudflare resources in the design's order (compute, D1, KV, R2). */
   erase(request: EraseRequest): Promise<EraseOutcome>;
+  /**
+   * Checks the credentials once, before any slot is touched: what is wrong with them and what to do,
+   * or null when they work (or could not be checked: the erase then reports per slot). After a
+   * problem, `refusal` refuses every slot.
+   */
+  checkCredentials(): Promise<string | null>;
 }
 
 export type ProgressEvent =
@@ -35,6 +42,10 @@ export type ProgressEvent =
 
 export interface CommandContext {
   pool: string;
+  /** Where the pool's name came from, for a person: "the `pool:` key of .github/preview-slots.yml". */
+  poolSource: string;
+  /** Where the run was started, so messages name what to change there. */
+  place: RunPlace;
   semaphore: SemaphoreClient;
   /** Makes no Cloudflare call until a slot is erased, so a quiet sweep makes none at all. */
   eraser: SlotEraser;
@@ -59,6 +70,21 @@ export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow
     generation: slot.generation,
     lastHolder: slot.lastHolder,
   }));
+}
+
+/**
+ * An empty pool is a misconfiguration, not a quiet day: every sweep of it would succeed doing nothing.
+ * Says which pool, where its name came from, and the two ways out.
+ */
+export function emptyPoolProblem(
+  ctx: Pick<CommandContext, 'pool' | 'poolSource'>,
+  consequence = 'so there is nothing to work on. Nothing was changed',
+): string {
+  return [
+    `Pool '${ctx.pool}' has no slots (its name comes from ${ctx.poolSource}), ${consequence}. Either:`,
+    `- the slots are in another pool: set ${ctx.poolSource} to that pool's name ('preview-gc status --pool <name>' shows a pool), or`,
+    `- the slots were never added: add them, e.g. 'preview-gc slots sync --count 9 --pool ${ctx.pool} --dirty' (README, "Use it in your repository").`,
+  ].join('\n');
 }
 
 /** The pool as it is now, or null when the semaphore does not answer: the run's outcome stands either way. */
