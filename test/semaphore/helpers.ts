@@ -1,7 +1,11 @@
 // Shared by the semaphore tests: raw HTTP calls (to see exact statuses and bodies) and bounded polling.
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
-import type { LocalSemaphore } from '../../src/semaphore/local.ts';
+import {
+  type LocalSemaphore,
+  type LocalSemaphoreOptions,
+  startLocalSemaphore,
+} from '../../src/semaphore/local.ts';
 import type { Slot } from '../../src/semaphore/protocol.ts';
 
 export interface RawAnswer {
@@ -66,6 +70,33 @@ export function clientFor(semaphore: LocalSemaphore): SemaphoreClient {
   return new SemaphoreClient({ baseUrl: semaphore.url, token: semaphore.token });
 }
 
+/** One local semaphore for a whole test file: started before its tests, stopped after them. */
+export function semaphoreForFile(options: LocalSemaphoreOptions = {}): {
+  readonly semaphore: LocalSemaphore;
+  readonly client: SemaphoreClient;
+} {
+  let started: { semaphore: LocalSemaphore; client: SemaphoreClient } | undefined;
+  beforeAll(async () => {
+    const semaphore = await startLocalSemaphore(options);
+    started = { semaphore, client: clientFor(semaphore) };
+  });
+  afterAll(async () => {
+    await started?.semaphore.stop();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error('the local semaphore is used before beforeAll started it');
+    return started;
+  };
+  return {
+    get semaphore() {
+      return get().semaphore;
+    },
+    get client() {
+      return get().client;
+    },
+  };
+}
+
 /** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */
 export async function pollUntil<T>(
   what: string,
@@ -124,5 +155,7 @@ export function newSlotRecord(type: string, slug: string, at: number): Slot {
     lastReleasedAt: null,
     createdAt: at,
     updatedAt: at,
+    eraseFailures: 0,
+    lastEraseFailure: null,
   };
 }
