@@ -70,6 +70,15 @@ export const CLOUDFLARE_OPTIONS: Record<string, OptionSpec> = {
   },
 };
 
+/** slots add and sync: how the slots join, and the credentials that check their resources exist. */
+export const ADOPTION_OPTIONS: Record<string, OptionSpec> = {
+  dirty: {
+    type: 'boolean',
+    description: 'Add the slots dirty: they hold data from before, and the next gc erases it.',
+  },
+  ...CLOUDFLARE_OPTIONS,
+};
+
 export const DRY_RUN_OPTION: Record<string, OptionSpec> = {
   'dry-run': {
     type: 'boolean',

@@ -13,6 +13,7 @@ import type { CliIO } from './io.ts';
 import { releaseCommand } from './release.ts';
 import { slotsAddCommand } from './slots-add.ts';
 import { slotsListCommand } from './slots-list.ts';
+import { slotsMarkDirtyCommand } from './slots-mark-dirty.ts';
 import { slotsRemoveCommand } from './slots-remove.ts';
 import { slotsSyncCommand } from './slots-sync.ts';
 import { CommandFailure, type CommandSpec, parseCommand, UsageError } from './spec.ts';
@@ -23,6 +24,7 @@ const SLOTS_COMMANDS: readonly CommandSpec[] = [
   slotsAddCommand,
   slotsRemoveCommand,
   slotsSyncCommand,
+  slotsMarkDirtyCommand,
 ];
 export const COMMANDS: readonly CommandSpec[] = [
   statusCommand,
@@ -52,7 +54,7 @@ export const PROGRAM_HELP = groupHelp({
 
 const SLOTS_HELP = groupHelp({
   title: `${PROGRAM} slots: the pool's inventory`,
-  usage: 'slots list|add|remove|sync [options]',
+  usage: 'slots list|add|remove|sync|mark-dirty [options]',
   commands: SLOTS_COMMANDS,
   footer: [`Run '${PROGRAM} slots <command> --help' for a command's flags.`],
 });
@@ -110,7 +112,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return 0;
     }
     const group = argv[0] === 'slots' ? 'slots ' : '';
-    const missing = group === '' ? 'which command?' : 'slots needs a command: list, add, remove or sync';
+    const missing =
+      group === '' ? 'which command?' : 'slots needs a command: list, add, remove, sync or mark-dirty';
     return usageFailure(io, word === '' ? missing : unknownCommand(group, word), help);
   }
   try {

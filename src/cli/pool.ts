@@ -1,7 +1,7 @@
 // release and slots talk to the semaphore directly: they need the pool's name (from --pool or the
 // slot config) and a client, and, to add slots safely, the config's templates.
 import { stat } from 'node:fs/promises';
-import type { DescribeInput } from '../config/settings.ts';
+import type { DescribeInput, Settings } from '../config/settings.ts';
 import { ConfigError, loadSlotConfig, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import { cliPlace, settingsOf } from './inputs.ts';
@@ -11,6 +11,8 @@ import { CommandFailure, type CommandSpec, type ParsedCommand, stringValue } fro
 export interface PoolConnection {
   pool: string;
   semaphore: SemaphoreClient;
+  /** The command's settings, validated like the action's inputs. */
+  settings: Settings;
   /** The slot config, when one was found; null when --pool was given and no config exists. */
   config: SlotConfig | null;
 }
@@ -57,7 +59,7 @@ export async function connectPool(
     throw new CommandFailure('no pool: give --pool <name> or a slot config with --config');
   // Loaded here, not at the top: help and usage errors answer without loading the Cloudflare SDK.
   const { createSemaphoreClient } = await import('../services.ts');
-  return { pool, semaphore: createSemaphoreClient(settings), config };
+  return { pool, semaphore: createSemaphoreClient(settings), settings, config };
 }
 
 /**

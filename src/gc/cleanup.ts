@@ -121,7 +121,7 @@ export async function runCleanup(
   // are still released (dirty): the lease matters more than the erase.
   const problem =
     listing.resources.length === 0
-      ? emptyPoolProblem(ctx)
+      ? await emptyPoolProblem(ctx)
       : held.length > 0
         ? await ctx.eraser.checkCredentials()
         : null;

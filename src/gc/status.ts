@@ -9,7 +9,7 @@ export async function runStatus(
   // Only a warning here: status changes nothing, and a new pool is empty until its slots are added.
   const empty = listing.resources.length === 0;
   return {
-    ...(empty ? { warnings: [emptyPoolProblem(ctx, 'so gc and cleanup would fail on it')] } : {}),
+    ...(empty ? { warnings: [await emptyPoolProblem(ctx, 'so gc and cleanup would fail on it')] } : {}),
     command: 'status',
     dryRun: false,
     pool: ctx.pool,

@@ -133,7 +133,7 @@ export async function runGc(
   });
   // Before any slot is touched: a pool with no slots, or credentials Cloudflare refuses, fail the run
   // once, rather than every sweep succeeding at nothing or every slot failing alike.
-  if (listing.resources.length === 0) return report([], [emptyPoolProblem(ctx)], poolRowsOf(listing));
+  if (listing.resources.length === 0) return report([], [await emptyPoolProblem(ctx)], poolRowsOf(listing));
   const credentials = selection.selected.length > 0 ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 

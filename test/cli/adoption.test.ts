@@ -12,7 +12,7 @@ import type { RunReport } from '../../src/report/model.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import { runActionInProcess } from '../support/in-process-action.ts';
-import { slotSeed } from '../support/twin-slot.ts';
+import { slotSeed, tenantData } from '../support/twin-slot.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
 import { type CliResult, runCli } from './run-cli.ts';
 
@@ -120,7 +120,8 @@ async function generations(pool: string): Promise<number[]> {
 }
 
 describe('a pool with no slots', () => {
-  it("fails gc, naming the pool, the config's pool: key it came from, and both fixes", async () => {
+  it("fails gc, naming the pool, the config's pool: key it came from, the pools there are, and both fixes", async () => {
+    for (const slug of SLUGS) await client.add({ type: 'preview-slot', slug });
     const path = await configFor('preview-slots');
     const result = await cli(['gc', '--config', path]);
     expect(result.code, show(result)).toBe(1);
@@ -128,7 +129,9 @@ describe('a pool with no slots', () => {
     expect(result.stdout).toContain(
       `Pool 'preview-slots' has no slots (its name comes from the 'pool:' key of ${path}), so there is nothing to work on. Nothing was changed.`,
     );
-    expect(result.stdout).toContain(`set the 'pool:' key of ${path} to that pool's name`);
+    expect(result.stdout).toContain(
+      `the slots are in another pool (the semaphore has preview-slot (3 slots)): set the 'pool:' key of ${path} to that pool's name`,
+    );
     expect(result.stdout).toContain("'preview-gc slots sync --count 9 --pool preview-slots --dirty'");
   });
 
@@ -275,6 +278,98 @@ describe('a wrong semaphore token', () => {
     expect(run.log).toContain(
       "the semaphore refused the token (HTTP 401), so nothing was changed. The token comes from input 'semaphore-token' (the SEMAPHORE_TOKEN secret in the README's workflows)",
     );
+  });
+});
+
+describe('adopting slots that already hold data', () => {
+  /** Rows in a slot's D1 database, now. */
+  function rows(slug: string): number {
+    const database = twin.state().d1.find((d1) => d1.name === `app-${slug}-db`);
+    return (database?.objects ?? [])
+      .filter((object) => object.type === 'table' && object.name !== 'd1_migrations')
+      .reduce((sum, object) => sum + (object.rows ?? 0), 0);
+  }
+
+  it('slots sync --dirty adds them dirty, checking their resources with one listing per kind, and the next gc sweeps them', async () => {
+    const path = await configFor('adopted');
+    for (const slug of SLUGS) twin.seed(tenantData(config, slug, 'before-adoption'));
+    twin.resetRequests();
+    const added = await cli(['slots', 'sync', '--count', '3', '--dirty', '--config', path]);
+    expect(added.code, show(added)).toBe(0);
+    expect(added.stdout).toContain('added 3 dirty (the next gc erases their data), removed 0.');
+    expect(added.stderr).toContain(
+      `Checked in account ${ACCOUNT}: every resource of the 3 slot(s) to add exists.`,
+    );
+    const listings = twin
+      .requests()
+      .filter((request) => request.method === 'GET')
+      .map((request) => request.route);
+    for (const route of [
+      'GET /accounts/:account/workers/scripts',
+      'GET /accounts/:account/d1/database',
+      'GET /accounts/:account/storage/kv/namespaces',
+      'GET /accounts/:account/r2/buckets',
+    ])
+      expect(
+        listings.filter((listed) => listed === route),
+        route,
+      ).toHaveLength(1);
+    expect((await client.list('adopted')).resources.every((slot) => slot.dirty)).toBe(true);
+    expect(rows('preview-2')).toBeGreaterThan(0);
+
+    const swept = await cli(['gc', '--config', path]);
+    expect(swept.code, show(swept)).toBe(0);
+    expect(swept.stdout.split('\n')[0]).toBe('✔ preview-gc gc on pool adopted: 3 of 3 reclaimed');
+    for (const slug of SLUGS) expect(rows(slug), slug).toBe(0);
+  });
+
+  it('slots mark-dirty marks a free slot that holds data, and the next gc sweeps it', async () => {
+    const path = await configFor('marked');
+    await client.add({ type: 'marked', slug: 'preview-1' });
+    twin.seed(tenantData(config, 'preview-1', 'left-over'));
+    const release = await cli(['release', '--slot', 'preview-1', '--force', '--config', path]);
+    expect(release.stdout).toContain(
+      'Nothing to release: preview-1 was not leased. To have its data erased anyway: preview-gc slots mark-dirty preview-1',
+    );
+    const marked = await cli([
+      'slots',
+      'mark-dirty',
+      'preview-1',
+      '--note',
+      'adopted with data',
+      '--config',
+      path,
+    ]);
+    expect(marked.code, show(marked)).toBe(0);
+    expect(marked.stdout).toContain('✔ preview-1 is dirty: the next gc erases it.');
+    const swept = await cli(['gc', '--config', path]);
+    expect(swept.stdout.split('\n')[0], show(swept)).toBe('✔ preview-gc gc on pool marked: 1 of 1 reclaimed');
+    expect(rows('preview-1')).toBe(0);
+  });
+
+  it('refuses slots whose resources do not exist, naming each, and adds nothing', async () => {
+    const path = await configFor('checked');
+    const result = await cli(['slots', 'add', 'preview-2', 'preview-9', '--config', path]);
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stderr).toContain(
+      `nothing was changed: these resources do not exist in account ${ACCOUNT}:`,
+    );
+    expect(result.stderr).toContain(
+      `- preview-9: D1 database 'app-preview-9-db' (from 'app-{slot}-db' at ${path} resources.d1[0].name)`,
+    );
+    expect(result.stderr.match(/- preview-9: /g)).toHaveLength(4);
+    expect(result.stderr).not.toContain('- preview-2:');
+    expect((await client.list('checked')).resources).toEqual([]);
+  });
+
+  it('says so when it could not check, and adds the slots', async () => {
+    const path = await configFor('unchecked');
+    const result = await cli(['slots', 'add', 'preview-9', '--config', path], { CLOUDFLARE_API_TOKEN: '' });
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stderr).toContain(
+      'Not checked that the Cloudflare resources of the slots exist: set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID to check.',
+    );
+    expect((await client.list('unchecked')).resources.map((slot) => slot.slug)).toEqual(['preview-9']);
   });
 });
 
