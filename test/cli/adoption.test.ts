@@ -11,23 +11,12 @@ import { parseSlotConfig, type SlotConfig } from '../../src/config/slot-config.t
 import type { RunReport } from '../../src/report/model.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
+import { appSlotConfig } from '../support/app-slot-config.ts';
 import { runActionInProcess } from '../support/in-process-action.ts';
 import { slotSeed, tenantData } from '../support/twin-slot.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
 import { type CliResult, runCli } from './run-cli.ts';
 
-const APP_CONFIG = (pool: string) => `pool: ${pool}
-resources:
-  workers:
-    - name: app-{slot}
-  d1:
-    - name: app-{slot}-db
-  kv:
-    - title: app-{slot}-cache
-  r2:
-    - bucket: app-{slot}-files
-      expire: { id: expire-preview-files, prefix: "", after: 3h }
-`;
 const SLUGS = ['preview-1', 'preview-2', 'preview-3'];
 const OTHER_ACCOUNT = 'f'.repeat(32);
 /** The twin's account (its default id). */
@@ -45,7 +34,7 @@ const printed: string[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'preview-gc-adoption-'));
-  config = parseSlotConfig(APP_CONFIG('app-preview'), 'app.yml');
+  config = parseSlotConfig(appSlotConfig('app-preview'), 'app.yml');
   [semaphore, twin] = await Promise.all([
     startLocalSemaphore({ port: 0 }),
     startTwin({ seed: slotSeed(config, SLUGS) }),
@@ -72,7 +61,7 @@ async function configFor(pool: string): Promise<string> {
   const known = configPaths.get(pool);
   if (known !== undefined) return known;
   const path = join(dir, `${pool}.yml`);
-  await writeFile(path, APP_CONFIG(pool));
+  await writeFile(path, appSlotConfig(pool));
   configPaths.set(pool, path);
   return path;
 }

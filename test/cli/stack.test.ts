@@ -7,21 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { appSlotConfig } from '../support/app-slot-config.ts';
 import { type CliResult, runCli, startNode } from './run-cli.ts';
 
-const CONFIG = `pool: shop-preview
-resources:
-  workers:
-    - name: shop-{slot}
-  d1:
-    - name: shop-{slot}-db
-  kv:
-    - title: shop-{slot}-sessions
-  r2:
-    - bucket: shop-{slot}-uploads
-      jurisdiction: eu
-      expire: { id: expire-preview-uploads, prefix: "", after: 3h }
-`;
+const CONFIG = appSlotConfig('shop-preview', 'shop');
 const NAMES = [
   'SEMAPHORE_URL',
   'SEMAPHORE_TOKEN',
