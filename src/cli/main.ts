@@ -37,7 +37,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 const ENVIRONMENT_FOOTER = [
   'Environment (the same secrets the workflows use):',
   '  SEMAPHORE_URL, SEMAPHORE_TOKEN               every command',
-  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup',
+  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup; slots add and sync check resources with them',
   '  CLOUDFLARE_API_BASE_URL                      only to point at a test double',
   '  NO_COLOR                                     plain output on a terminal too',
   '',

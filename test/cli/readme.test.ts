@@ -12,6 +12,13 @@ async function generatedFiles() {
   return { readme: readme ?? '', actionYml: actionYml ?? '', configDoc: configDoc ?? '' };
 }
 
+/** A section of the README: from its heading to the next heading of the same level. */
+function section(readme: string, heading: string): string {
+  const start = readme.indexOf(heading);
+  const level = heading.slice(0, heading.indexOf(' ') + 1);
+  return readme.slice(start, readme.indexOf(`\n${level}`, start + 1));
+}
+
 describe('README.md', () => {
   it('has the inputs and outputs of action.yml and the CLI reference as they are (npm run readme)', async () => {
     const [readme, actionYml] = await Promise.all([
@@ -43,6 +50,23 @@ describe('README.md', () => {
       expect(files.configDoc).toContain(`**${permission.dashboard}** (API name \`${permission.apiName}\`)`);
       expect(files.actionYml).toContain(permission.dashboard);
     }
+  });
+
+  it("says npm ci's EBADENGINE warnings on an older Node are expected, and why", async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const quickStart = section(readme, '## Quick start');
+    expect(quickStart).toContain('`npm warn EBADENGINE`');
+    expect(quickStart).toContain("runs on that Node 24, not on the machine's");
+  });
+
+  it("adopts the slots dirty into the config's pool, and rehearses on npm run stack", async () => {
+    const adoption = section(await readFile('README.md', 'utf8'), '## Use it in your repository');
+    const commands = adoption.split('\n').filter((line) => line.startsWith('preview-gc '));
+    expect(commands[0]).toMatch(/^preview-gc slots sync --count 9 --dirty --dry-run /);
+    expect(commands[1]).toMatch(/^preview-gc slots sync --count 9 --dirty /);
+    // The pool comes from the config, so the slots land in the pool the sweeps work on.
+    for (const command of commands) expect(command).not.toContain('--pool');
+    expect(adoption).toContain('npm run stack -- --seed ');
   });
 
   it('keeps the quick start commands CI runs', async () => {
