@@ -41,5 +41,5 @@ export const ACTION_PLACE: RunPlace = {
 export function semaphoreRefusedToken(error: unknown, place: RunPlace): string | undefined {
   if (!(error instanceof SemaphoreError) || (error.code !== 'unauthorized' && error.status !== 401))
     return undefined;
-  return `the semaphore refused the token (HTTP 401), so nothing was changed. The token comes from ${place.credential('semaphore-token')}: it must be the value set on the semaphore Worker with wrangler secret put SEMAPHORE_TOKEN (docs/semaphore.md).`;
+  return `the semaphore refused the token (HTTP 401), so nothing was changed. The token comes from ${place.credential('semaphore-token')}: it must be the value set on the semaphore Worker with wrangler secret put SEMAPHORE_TOKEN (docs/semaphore.md). The semaphore said: ${error.message}`;
 }

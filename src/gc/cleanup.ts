@@ -122,7 +122,7 @@ export async function runCleanup(
   const problem =
     listing.resources.length === 0
       ? await emptyPoolProblem(ctx)
-      : held.length > 0
+      : held.some((slot) => ctx.eraser.refusal(slot.slug) === null)
         ? await ctx.eraser.checkCredentials()
         : null;
 

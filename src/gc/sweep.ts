@@ -134,7 +134,9 @@ export async function runGc(
   // Before any slot is touched: a pool with no slots, or credentials Cloudflare refuses, fail the run
   // once, rather than every sweep succeeding at nothing or every slot failing alike.
   if (listing.resources.length === 0) return report([], [await emptyPoolProblem(ctx)], poolRowsOf(listing));
-  const credentials = selection.selected.length > 0 ? await ctx.eraser.checkCredentials() : null;
+  // Only when some slot will be erased: a slot refused by the config gets no Cloudflare call at all.
+  const erasing = selection.selected.some((candidate) => ctx.eraser.refusal(candidate.slot.slug) === null);
+  const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
   const candidates = selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug }));
