@@ -34,12 +34,10 @@ export const ACTION_PLACE: RunPlace = {
 };
 
 /**
- * The semaphore answered 401: the token is not the one set on its Worker. Says so, where the token
- * comes from here, and that nothing was changed (a refused call changes nothing, and every run's
- * first call is a read).
+ * The semaphore refused the token (401), or the client could not send it: the client's message says
+ * so and that nothing was changed; this adds where the token comes from here and what it must be.
  */
 export function semaphoreRefusedToken(error: unknown, place: RunPlace): string | undefined {
-  if (!(error instanceof SemaphoreError) || (error.code !== 'unauthorized' && error.status !== 401))
-    return undefined;
-  return `the semaphore refused the token (HTTP 401), so nothing was changed. The token comes from ${place.credential('semaphore-token')}: it must be the value set on the semaphore Worker with wrangler secret put SEMAPHORE_TOKEN (docs/semaphore.md). The semaphore said: ${error.message}`;
+  if (!(error instanceof SemaphoreError) || error.code !== 'unauthorized') return undefined;
+  return `${error.message}. The token comes from ${place.credential('semaphore-token')}: it must be the value set on the semaphore Worker with wrangler secret put SEMAPHORE_TOKEN (docs/semaphore.md).`;
 }

@@ -248,8 +248,20 @@ describe('a wrong semaphore token', () => {
   ])('%s says the semaphore refused it, where it comes from, and that nothing changed', async (_, args) => {
     const result = await cli(args, { SEMAPHORE_TOKEN: 'not-the-semaphore-token' });
     expect(result.code, show(result)).toBe(1);
-    expect(result.stdout + result.stderr).toContain(
-      'the semaphore refused the token (HTTP 401), so nothing was changed. The token comes from SEMAPHORE_TOKEN (environment variable): it must be the value set on the semaphore Worker',
+    const output = result.stdout + result.stderr;
+    expect(output).toContain('the semaphore refused the token (HTTP 401), so nothing was changed');
+    expect(output).toContain(
+      '. The token comes from SEMAPHORE_TOKEN (environment variable): it must be the value set on the semaphore Worker',
+    );
+  });
+
+  it('says a token that cannot be sent was not sent, and where it comes from', async () => {
+    const result = await cli(['status', '--pool', 'app-preview'], {
+      SEMAPHORE_TOKEN: 'pasted with a newline\n',
+    });
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stdout + result.stderr).toMatch(
+      /the semaphore token contains whitespace.*; nothing was sent\. The token comes from SEMAPHORE_TOKEN \(environment variable\)/,
     );
   });
 
@@ -264,8 +276,9 @@ describe('a wrong semaphore token', () => {
       'real',
     );
     expect(run.exitCode).toBe(1);
+    expect(run.log).toContain('the semaphore refused the token (HTTP 401), so nothing was changed');
     expect(run.log).toContain(
-      "the semaphore refused the token (HTTP 401), so nothing was changed. The token comes from input 'semaphore-token' (the SEMAPHORE_TOKEN secret in the README's workflows)",
+      ". The token comes from input 'semaphore-token' (the SEMAPHORE_TOKEN secret in the README's workflows)",
     );
   });
 });
