@@ -95,8 +95,13 @@ export function stepOfKind(kind: string): StepKind | 'resolution' {
   throw new Error(`bench: request kind '${kind}' belongs to no erase step; teach bench/bounds.ts about it`);
 }
 
-/** Listings that turn names into ids (made once per run, whatever the number of slots). */
+/**
+ * Listings that turn names into ids (made once per run, whatever the number of slots), and the
+ * credential check, also once per run.
+ */
 const RESOLUTION_KINDS: ReadonlySet<string> = new Set([
+  'tokens.verify',
+  'accounts.get',
   'workers.list',
   'do.namespaces.list',
   'containers.list',

@@ -9,6 +9,7 @@ import {
   DEMO_CONFIG_PATH,
   DEMO_POOL,
   type DemoLeaseState,
+  type DemoSlotPlan,
   demoPlan,
   demoSlugs,
   demoTwinSeed,
@@ -46,25 +47,55 @@ const say = (text = '') => io.out(text);
 const bold = (text: string) => paint(style, 'bold', text);
 const dim = (text: string) => paint(style, 'dim', text);
 
+/** What a slot holds in the twin now. */
+function slotData(twin: Twin, slug: string): { rows: number; keys: number; classes: string[] } {
+  const state = twin.state();
+  const database = state.d1.find((d1) => d1.name === `shop-${slug}-db`);
+  const rows = (database?.objects ?? [])
+    .filter((object) => object.type === 'table' && object.name !== 'd1_migrations')
+    .reduce((sum, object) => sum + (object.rows ?? 0), 0);
+  const keys = state.kv.find((kv) => kv.title === `shop-${slug}-cache`)?.keyCount ?? 0;
+  const worker = state.workers.find((candidate) => candidate.name === `shop-${slug}`);
+  return { rows, keys, classes: worker?.liveClasses ?? [] };
+}
+
+/** How each seeded state reads in the table: "clean" is a mark in the semaphore, not what a slot holds. */
+const SEEDED_AS: Record<DemoLeaseState, string> = {
+  expired: 'expired lease',
+  live: 'live lease',
+  dirty: 'dirty',
+  clean: 'marked clean',
+};
+
 /** The demo's data in the twin, slot by slot: what gc erases and what it must leave alone. */
 function dataTable(twin: Twin, plan: ReadonlyMap<string, DemoLeaseState>): string[] {
-  const state = twin.state();
   const rows = demoSlugs(SLOT_COUNT).map((slug) => {
-    const database = state.d1.find((d1) => d1.name === `shop-${slug}-db`);
-    const rowCount = (database?.objects ?? [])
-      .filter((object) => object.type === 'table' && object.name !== 'd1_migrations')
-      .reduce((sum, object) => sum + (object.rows ?? 0), 0);
-    const keys = state.kv.find((kv) => kv.title === `shop-${slug}-cache`)?.keyCount ?? 0;
-    const worker = state.workers.find((candidate) => candidate.name === `shop-${slug}`);
+    const data = slotData(twin, slug);
+    const seeded = plan.get(slug);
     return [
       slug,
-      plan.get(slug) ?? '',
-      formatCount(rowCount),
-      formatCount(keys),
-      (worker?.liveClasses ?? []).join(', ') || '–',
+      seeded === undefined ? '' : SEEDED_AS[seeded],
+      formatCount(data.rows),
+      formatCount(data.keys),
+      data.classes.join(', ') || '–',
     ];
   });
   return renderTable(['SLOT', 'SEEDED AS', 'D1 ROWS', 'KV KEYS', 'LIVE DURABLE OBJECT CLASSES'], rows, style);
+}
+
+/** Says what "clean" means, with what the slots marked clean hold in the twin right now. */
+function cleanMeans(twin: Twin, plan: readonly DemoSlotPlan[]): string[] {
+  const marked = plan.filter((slot) => slot.state === 'clean').map((slot) => slot.slug);
+  const held = marked.map((slug) => slotData(twin, slug));
+  const rows = held.reduce((sum, data) => sum + data.rows, 0);
+  const keys = held.reduce((sum, data) => sum + data.keys, 0);
+  return [
+    `"Clean" is the semaphore's mark, not a look inside: the last holder released the slot saying its data was erased,`,
+    'and gc trusts it, sweeping only expired leases and slots marked dirty. The demo seeded data into every slot, so',
+    `the ${plural(marked.length, 'slot')} marked clean (${marked.join(', ')}) hold ${formatCount(rows)} rows and ${formatCount(keys)} keys that no sweep will touch:`,
+    'what slots adopted while in use look like. Adopt such slots dirty (preview-gc slots sync --dirty), or mark them',
+    'dirty (preview-gc slots mark-dirty <slot>), and the next gc erases them.',
+  ];
 }
 
 function banner(step: string, command: string, why: string): void {
@@ -96,11 +127,13 @@ async function main(): Promise<number> {
     );
     say('a KV namespace and two R2 buckets, with data in them. The leases are what a busy week leaves:');
     say(
-      `${count('expired')} pull requests went quiet (their leases expired), ${count('live')} are live, ${count('dirty')} slots were released dirty, ${count('clean')} are clean.`,
+      `${count('expired')} pull requests went quiet (their leases expired), ${count('live')} are live, ${count('dirty')} slots were released dirty, ${count('clean')} are marked clean.`,
     );
     say();
     const planBySlug = new Map(plan.map((slot) => [slot.slug, slot.state]));
     for (const line of dataTable(twin, planBySlug)) say(line);
+    say();
+    for (const line of cleanMeans(twin, plan)) say(dim(line));
     say();
     say(
       dim(
@@ -156,13 +189,25 @@ async function main(): Promise<number> {
       ),
     );
     say(`The job summary the action would post for that sweep is in ${clean(summaryPath)}.`);
+    say(
+      `The ${plural(count('clean'), 'slot')} marked clean still hold their data: gc never looked, as "clean" above says.`,
+    );
     return failed ? 1 : 0;
   } finally {
     await twin?.close();
     await semaphore.stop();
     say('The semaphore and the twin are stopped.');
+    say();
+    for (const line of NEXT_STEPS) say(line);
   }
 }
+
+const NEXT_STEPS = [
+  bold('Next:'),
+  '  npm run stack        the same semaphore and twin, left running, to try the CLI by hand (README, "The CLI");',
+  "                       --seed <your slot config> puts your own app's slots in the twin",
+  '  README.md, "Use it in your repository": adopt preview-gc for your app, step by step.',
+];
 
 const stopListening = onTerminationSignals((signal) => controller.abort(signal));
 try {

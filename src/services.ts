@@ -1,5 +1,6 @@
 // The composition root: from validated settings to the real clients, shared by the action and the
 // CLI so both run exactly the same code.
+import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
 import { createCloudflareEraser } from './gc/cloudflare-eraser.ts';
@@ -16,6 +17,8 @@ export interface ExecuteOptions {
   repository?: RunReport['repository'];
   /** The transport of each client, where a caller (a test) watches or shapes requests; global fetch otherwise. */
   fetch?: { semaphore?: typeof fetch; cloudflare?: typeof fetch };
+  /** Where the run was started, for the advice in messages; a workflow step (the action) by default. */
+  place?: RunPlace;
 }
 
 export function createSemaphoreClient(
@@ -43,18 +46,26 @@ function commandOptions(settings: Settings, deadlineAt: number): CommandOptions 
 }
 
 /** status needs no config file when the pool is named; gc and cleanup always need one. */
-async function loadConfigFor(settings: Settings): Promise<SlotConfig | null> {
+async function loadConfigFor(settings: Settings, place: RunPlace): Promise<SlotConfig | null> {
   if (settings.command === 'status' && settings.pool !== undefined) return null;
-  return loadSlotConfig(settings.configPath);
+  return loadSlotConfig(settings.configPath, place.describeInput);
+}
+
+/** Where the pool's name came from: the input (or flag) overrides the config's `pool:`. */
+function poolSourceOf(settings: Settings, config: SlotConfig | null, place: RunPlace): string {
+  return settings.pool !== undefined || config === null
+    ? place.describeInput('pool')
+    : `the 'pool:' key of ${config.file}`;
 }
 
 /** Runs the command the settings name. Never throws: whatever goes wrong is in the report. */
 export async function executeSettings(settings: Settings, options: ExecuteOptions): Promise<RunReport> {
   const startedAt = Date.now();
   const repository = options.repository === undefined ? {} : { repository: options.repository };
+  const place = options.place ?? ACTION_PLACE;
   let config: SlotConfig | null;
   try {
-    config = await loadConfigFor(settings);
+    config = await loadConfigFor(settings, place);
   } catch (error) {
     return {
       ...failedRunReport(settings, settings.pool ?? '(unknown)', describeError(error)),
@@ -77,10 +88,13 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
           ratePerSecond: settings.requestsPerSecond,
           deadlineAt,
           signal: options.signal,
+          place,
           ...(cloudflareFetch === undefined ? {} : { fetch: cloudflareFetch }),
         });
   const ctx: CommandContext = {
     pool,
+    poolSource: poolSourceOf(settings, config, place),
+    place,
     semaphore: createSemaphoreClient(settings, options.fetch?.semaphore),
     eraser: cloudflare?.eraser ?? refusingEraser,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
@@ -95,4 +109,5 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
 const refusingEraser: CommandContext['eraser'] = {
   refusal: () => 'this command erases nothing',
   erase: async () => ({ status: 'failed', steps: [], requests: 0, problem: 'this command erases nothing' }),
+  checkCredentials: async () => null,
 };

@@ -16,7 +16,12 @@ function twoColumns(rows: readonly [string, string][]): string[] {
 export function commandHelp(spec: CommandSpec): string {
   const usage = spec.usage.map((line, index) => `${index === 0 ? 'Usage: ' : '       '}${PROGRAM} ${line}`);
   const options = twoColumns(
-    Object.entries(spec.options).map(([name, option]) => [optionLabel(name, option), option.description]),
+    Object.entries(spec.options).map(([name, option]) => [
+      optionLabel(name, option),
+      option.aliases === undefined
+        ? option.description
+        : `${option.description} Also ${option.aliases.map((alias) => `--${alias}`).join(', ')}.`,
+    ]),
   );
   return [
     `${PROGRAM} ${spec.name}: ${spec.summary}`,

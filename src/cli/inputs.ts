@@ -1,6 +1,8 @@
 // The CLI's flags and environment variables are the action's inputs under other names. They are
 // mapped into the same raw inputs and validated by the same parseSettings, so the CLI and the action
 // accept exactly the same values and report problems the same way, naming the flag and variable.
+
+import { type RunPlace, SECRET_OF_INPUT } from '../config/run-place.ts';
 import {
   type Command,
   type DescribeInput,
@@ -11,14 +13,8 @@ import {
 import type { Env } from './io.ts';
 import type { OptionSpec, OptionValues } from './spec.ts';
 
-/** The environment variable of an input, the same names the workflows use for their secrets. */
-const ENV_OF_INPUT: Readonly<Record<string, string>> = {
-  'semaphore-url': 'SEMAPHORE_URL',
-  'semaphore-token': 'SEMAPHORE_TOKEN',
-  'cloudflare-api-token': 'CLOUDFLARE_API_TOKEN',
-  'cloudflare-account-id': 'CLOUDFLARE_ACCOUNT_ID',
-  'cloudflare-api-base-url': 'CLOUDFLARE_API_BASE_URL',
-};
+/** The environment variable of an input: the same names the workflows use for their secrets. */
+const ENV_OF_INPUT = SECRET_OF_INPUT;
 
 /**
  * Inputs the CLI has no flag for: `command` is the subcommand, the tokens come only from the
@@ -74,6 +70,15 @@ export const CLOUDFLARE_OPTIONS: Record<string, OptionSpec> = {
   },
 };
 
+/** slots add and sync: how the slots join, and the credentials that check their resources exist. */
+export const ADOPTION_OPTIONS: Record<string, OptionSpec> = {
+  dirty: {
+    type: 'boolean',
+    description: 'Add the slots dirty: they hold data from before, and the next gc erases it.',
+  },
+  ...CLOUDFLARE_OPTIONS,
+};
+
 export const DRY_RUN_OPTION: Record<string, OptionSpec> = {
   'dry-run': {
     type: 'boolean',
@@ -124,6 +129,12 @@ function describeCliInput(options: Readonly<Record<string, OptionSpec>>): Descri
     if (env !== undefined) return `${env} (environment variable)`;
     return `'${name}'`;
   };
+}
+
+/** A terminal as the place of a run: flags and environment variables, and the command to run again. */
+export function cliPlace(command: string, options: Readonly<Record<string, OptionSpec>>): RunPlace {
+  const describe = describeCliInput(options);
+  return { describeInput: describe, credential: describe, rerun: `run 'preview-gc ${command}' again` };
 }
 
 /** The raw inputs of a command: its flags first, then the environment variables it reads. */

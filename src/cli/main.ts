@@ -1,14 +1,19 @@
 // preview-gc, the CLI: finds the command, parses its flags, runs it, and turns every way it can end
 // into an exit code: 0 done, 1 the run failed, 2 wrong usage (with that command's help).
+import packageJson from '../../package.json' with { type: 'json' };
+import { closestWord } from '../config/did-you-mean.ts';
+import { semaphoreRefusedToken } from '../config/run-place.ts';
 import { SettingsError } from '../config/settings.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';
 import { commandHelp, groupHelp, PROGRAM } from './help.ts';
+import { cliPlace } from './inputs.ts';
 import type { CliIO } from './io.ts';
 import { releaseCommand } from './release.ts';
 import { slotsAddCommand } from './slots-add.ts';
 import { slotsListCommand } from './slots-list.ts';
+import { slotsMarkDirtyCommand } from './slots-mark-dirty.ts';
 import { slotsRemoveCommand } from './slots-remove.ts';
 import { slotsSyncCommand } from './slots-sync.ts';
 import { CommandFailure, type CommandSpec, parseCommand, UsageError } from './spec.ts';
@@ -19,6 +24,7 @@ const SLOTS_COMMANDS: readonly CommandSpec[] = [
   slotsAddCommand,
   slotsRemoveCommand,
   slotsSyncCommand,
+  slotsMarkDirtyCommand,
 ];
 export const COMMANDS: readonly CommandSpec[] = [
   statusCommand,
@@ -31,12 +37,12 @@ export const COMMANDS: readonly CommandSpec[] = [
 const ENVIRONMENT_FOOTER = [
   'Environment (the same secrets the workflows use):',
   '  SEMAPHORE_URL, SEMAPHORE_TOKEN               every command',
-  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup',
+  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup; slots add and sync check resources with them',
   '  CLOUDFLARE_API_BASE_URL                      only to point at a test double',
   '  NO_COLOR                                     plain output on a terminal too',
   '',
   'Exit codes: 0 done, 1 the run failed (the output says what to do), 2 wrong usage.',
-  `Run '${PROGRAM} <command> --help' for a command's flags.`,
+  `Run '${PROGRAM} <command> --help' for a command's flags, '${PROGRAM} --version' for the version.`,
 ];
 
 export const PROGRAM_HELP = groupHelp({
@@ -48,12 +54,13 @@ export const PROGRAM_HELP = groupHelp({
 
 const SLOTS_HELP = groupHelp({
   title: `${PROGRAM} slots: the pool's inventory`,
-  usage: 'slots list|add|remove|sync [options]',
+  usage: 'slots list|add|remove|sync|mark-dirty [options]',
   commands: SLOTS_COMMANDS,
   footer: [`Run '${PROGRAM} slots <command> --help' for a command's flags.`],
 });
 
 const HELP_FLAGS = new Set(['--help', '-h', 'help']);
+const VERSION_FLAGS = new Set(['--version', '-V', 'version']);
 
 /** The command named by the first words of argv, the help to show when it goes wrong, and the rest. */
 function findCommand(argv: readonly string[]): { spec: CommandSpec | null; help: string; rest: string[] } {
@@ -70,12 +77,21 @@ function findCommand(argv: readonly string[]): { spec: CommandSpec | null; help:
     : { spec, help: commandHelp(spec), rest: argv.slice(1) };
 }
 
+/** "unknown command 'stauts'", with the closest command when there is one. */
+function unknownCommand(group: string, word: string): string {
+  const names = (group === '' ? COMMANDS : SLOTS_COMMANDS).map((spec) => spec.name.slice(group.length));
+  const guess = closestWord(word, [...new Set(names.map((name) => name.split(' ')[0] ?? name))]);
+  return `unknown command '${group}${word}'${guess === undefined ? '' : `: did you mean '${group}${guess}'?`}`;
+}
+
 function usageFailure(io: CliIO, message: string, help: string): number {
   io.err(`${PROGRAM}: ${message}\n\n${help}`);
   return 2;
 }
 
-function describeFailure(error: unknown): string {
+function describeFailure(error: unknown, spec: CommandSpec): string {
+  const refused = semaphoreRefusedToken(error, cliPlace(spec.name, spec.options));
+  if (refused !== undefined) return refused;
   if (error instanceof SemaphoreError) {
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
     return `the semaphore refused or failed ${error.operation}${status}: ${error.message}`;
@@ -91,9 +107,14 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       io.out(help);
       return 0;
     }
+    if (VERSION_FLAGS.has(word) && argv.length === 1) {
+      io.out(`${PROGRAM} ${packageJson.version}`);
+      return 0;
+    }
     const group = argv[0] === 'slots' ? 'slots ' : '';
-    const missing = group === '' ? 'which command?' : 'slots needs a command: list, add, remove or sync';
-    return usageFailure(io, word === '' ? missing : `unknown command '${group}${word}'`, help);
+    const missing =
+      group === '' ? 'which command?' : 'slots needs a command: list, add, remove, sync or mark-dirty';
+    return usageFailure(io, word === '' ? missing : unknownCommand(group, word), help);
   }
   try {
     const parsed = parseCommand(spec, rest);
@@ -110,7 +131,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return 2;
     }
     io.err(
-      `${PROGRAM} ${spec.name}: ${error instanceof CommandFailure ? error.message : describeFailure(error)}`,
+      `${PROGRAM} ${spec.name}: ${error instanceof CommandFailure ? error.message : describeFailure(error, spec)}`,
     );
     return 1;
   }

@@ -1,22 +1,29 @@
 // release and slots talk to the semaphore directly: they need the pool's name (from --pool or the
 // slot config) and a client, and, to add slots safely, the config's templates.
 import { stat } from 'node:fs/promises';
+import type { DescribeInput, Settings } from '../config/settings.ts';
 import { ConfigError, loadSlotConfig, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
-import { settingsOf } from './inputs.ts';
+import { cliPlace, settingsOf } from './inputs.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure, type CommandSpec, type ParsedCommand, stringValue } from './spec.ts';
 
 export interface PoolConnection {
   pool: string;
   semaphore: SemaphoreClient;
+  /** The command's settings, validated like the action's inputs. */
+  settings: Settings;
   /** The slot config, when one was found; null when --pool was given and no config exists. */
   config: SlotConfig | null;
 }
 
-async function configOrNull(path: string, required: boolean): Promise<SlotConfig | null> {
+async function configOrNull(
+  path: string,
+  required: boolean,
+  describeInput: DescribeInput,
+): Promise<SlotConfig | null> {
   try {
-    return await loadSlotConfig(path);
+    return await loadSlotConfig(path, describeInput);
   } catch (error) {
     const missing = error instanceof ConfigError && !(await fileExists(path));
     if (missing && !required) return null;
@@ -36,19 +43,23 @@ async function fileExists(path: string): Promise<boolean> {
  * be missing when --pool names the pool.
  */
 export async function connectPool(
-  spec: Pick<CommandSpec, 'options' | 'env'>,
+  spec: Pick<CommandSpec, 'name' | 'options' | 'env'>,
   parsed: ParsedCommand,
   io: Pick<CliIO, 'env'>,
 ): Promise<PoolConnection> {
   const settings = settingsOf('status', spec.options, parsed.values, io.env, spec.env);
   const explicitConfig = stringValue(parsed.values, 'config') !== undefined;
-  const config = await configOrNull(settings.configPath, explicitConfig || settings.pool === undefined);
+  const config = await configOrNull(
+    settings.configPath,
+    explicitConfig || settings.pool === undefined,
+    cliPlace(spec.name, spec.options).describeInput,
+  );
   const pool = settings.pool ?? config?.pool;
   if (pool === undefined)
     throw new CommandFailure('no pool: give --pool <name> or a slot config with --config');
   // Loaded here, not at the top: help and usage errors answer without loading the Cloudflare SDK.
   const { createSemaphoreClient } = await import('../services.ts');
-  return { pool, semaphore: createSemaphoreClient(settings), config };
+  return { pool, semaphore: createSemaphoreClient(settings), settings, config };
 }
 
 /**

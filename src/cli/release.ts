@@ -74,9 +74,12 @@ export const releaseCommand: CommandSpec = {
     const style = io.outStyle;
     if (!answer.released) {
       const now = before.leaseState === 'leased' ? `held by ${clean(before.holder ?? '?')}` : 'available';
+      const free = before.dirty
+        ? 'It is dirty already: the next gc erases it.'
+        : `To have its data erased anyway: preview-gc slots mark-dirty ${clean(slug)}`;
       io.out(
         force
-          ? `Nothing to release: ${clean(slug)} was not leased.`
+          ? `Nothing to release: ${clean(slug)} was not leased. ${free}`
           : `Nothing released: that lease is no longer the current lease of ${clean(slug)} (it is ${now}).`,
       );
       return 0;

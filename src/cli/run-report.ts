@@ -3,7 +3,7 @@
 import type { Command } from '../config/settings.ts';
 import { runFailed } from '../report/model.ts';
 import { renderTerminalReport } from '../report/terminal.ts';
-import { settingsOf } from './inputs.ts';
+import { cliPlace, settingsOf } from './inputs.ts';
 import type { CliIO } from './io.ts';
 import { progressPrinter } from './progress.ts';
 import type { CommandSpec, ParsedCommand } from './spec.ts';
@@ -22,6 +22,7 @@ export async function runReportCommand(
   const report = await executeSettings(settings, {
     signal: io.signal,
     progress: progressPrinter(io, selectedAs),
+    place: cliPlace(command, spec.options),
   });
   io.out(
     parsed.values.json === true ? JSON.stringify(report, null, 2) : renderTerminalReport(report, io.outStyle),

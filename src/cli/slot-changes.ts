@@ -27,13 +27,20 @@ export function checkedSlugs(slugs: readonly string[], where: string): string[] 
   return [...new Set(slugs)];
 }
 
+/** How slots join the pool: `dirty` adopts slots that hold data already, so the next gc erases them. */
+export interface AddOptions {
+  dirty: boolean;
+}
+
 async function applyChange(
   semaphore: SemaphoreClient,
   pool: string,
   change: SlotChange,
+  options: AddOptions,
 ): Promise<SlotChange> {
   try {
-    if (change.action === 'add') await semaphore.add({ type: pool, slug: change.slug });
+    if (change.action === 'add')
+      await semaphore.add({ type: pool, slug: change.slug, ...(options.dirty ? { dirty: true } : {}) });
     if (change.action === 'remove') await semaphore.remove(pool, change.slug);
     return { ...change, result: 'done' };
   } catch (error) {
@@ -50,12 +57,13 @@ export async function applyChanges(
   semaphore: SemaphoreClient,
   pool: string,
   changes: readonly SlotChange[],
+  options: AddOptions = { dirty: false },
 ): Promise<SlotChange[]> {
   const applied: SlotChange[] = [];
   for (const change of changes) {
     applied.push(
       change.action === 'add' || change.action === 'remove'
-        ? await applyChange(semaphore, pool, change)
+        ? await applyChange(semaphore, pool, change, options)
         : change,
     );
   }
@@ -92,13 +100,14 @@ function renderChanges(changes: readonly SlotChange[], style: TerminalStyle): st
 }
 
 /** One closing line: what changed, what failed. */
-function changesVerdict(changes: readonly SlotChange[], dryRun: boolean): string {
+function changesVerdict(changes: readonly SlotChange[], dryRun: boolean, dirty: boolean): string {
   const count = (action: SlotChange['action']) =>
     changes.filter((change) => change.action === action && change.result !== 'failed').length;
   const failed = changes.filter((change) => change.result === 'failed').length;
+  const added = dirty && count('add') > 0 ? ' dirty (the next gc erases their data)' : '';
   const parts = dryRun
-    ? [`would add ${count('add')}`, `would remove ${count('remove')}`]
-    : [`added ${count('add')}`, `removed ${count('remove')}`];
+    ? [`would add ${count('add')}${added}`, `would remove ${count('remove')}`]
+    : [`added ${count('add')}${added}`, `removed ${count('remove')}`];
   if (count('keep') > 0) parts.push(`kept ${count('keep')} that may not go`);
   if (failed > 0) parts.push(`${failed} failed`);
   return `${dryRun ? 'Dry run, nothing was changed: ' : ''}${parts.join(', ')}.`;
@@ -111,14 +120,22 @@ function changesFailed(changes: readonly SlotChange[]): boolean {
 /** Prints the changes (or their JSON) and says how it went; 1 when a change failed. */
 export function printChanges(
   io: Pick<CliIO, 'out' | 'outStyle'>,
-  result: { pool: string; dryRun: boolean; changes: readonly SlotChange[]; json: boolean; heading?: string },
+  result: {
+    pool: string;
+    dryRun: boolean;
+    changes: readonly SlotChange[];
+    json: boolean;
+    heading?: string;
+    /** The slots were added dirty. */
+    dirty?: boolean;
+  },
 ): number {
   if (result.json) {
     io.out(JSON.stringify({ pool: result.pool, dryRun: result.dryRun, changes: result.changes }, null, 2));
   } else {
     if (result.heading !== undefined) io.out(paint(io.outStyle, 'bold', result.heading));
     for (const line of renderChanges(result.changes, io.outStyle)) io.out(line);
-    io.out(changesVerdict(result.changes, result.dryRun));
+    io.out(changesVerdict(result.changes, result.dryRun, result.dirty === true));
   }
   return changesFailed(result.changes) ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 // preview-gc slots sync: make the pool's inventory match a list of slots.
 import type { Slot } from '../semaphore/protocol.ts';
-import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
+import { ADOPTION_OPTIONS, ALL_ENV, cliPlace, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool, refuseUnderConfig } from './pool.ts';
+import { checkSlotResources } from './resource-check.ts';
 import { applyChanges, checkedSlugs, printChanges, type SlotChange } from './slot-changes.ts';
 import { removalBlocker, removalReason } from './slots-remove.ts';
 import { type CommandSpec, type OptionValues, stringValue, UsageError } from './spec.ts';
@@ -64,15 +65,19 @@ export const slotsSyncCommand: CommandSpec = {
   name: 'slots sync',
   summary: 'make the pool hold exactly the slots listed',
   usage: [
-    'slots sync --count <n> [--pattern <p>] [--prune] [--dry-run] [options]',
-    'slots sync --slugs <a,b,c> [--prune] [--dry-run] [options]',
+    'slots sync --count <n> [--pattern <p>] [--dirty] [--prune] [--dry-run] [options]',
+    'slots sync --slugs <a,b,c> [--dirty] [--prune] [--dry-run] [options]',
   ],
   description: [
     'Compares the pool with the slots wanted and prints the plan: slots missing from the pool are',
     'added; slots the pool has beyond the list are removed only with --prune, and never while a',
     'lease (even an expired one) holds them. The config names resources by template, not slots, so',
     'the list comes from --slugs, or from --count numbered into --pattern (preview-1 … preview-<n>).',
-    'With a config, a slot whose resource names would be protected is refused before any call.',
+    'Slots are added clean; with --dirty, dirty, so the next gc erases the data they hold from before',
+    '(adopting slots that were in use). With a config, a slot whose resource names would be protected',
+    'is refused before any call; with CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID set, the',
+    'resources of the slots to add are checked to exist (one listing per kind), and nothing is added',
+    'while one is missing.',
   ].join('\n'),
   options: {
     count: { type: 'string', value: '<n>', description: 'Want slots 1 to n, named by --pattern.' },
@@ -84,29 +89,37 @@ export const slotsSyncCommand: CommandSpec = {
     slugs: { type: 'string', value: '<a,b,c>', description: 'Want exactly these slots, comma-separated.' },
     prune: { type: 'boolean', description: 'Remove slots that are not in the list (never a leased one).' },
     'dry-run': { type: 'boolean', description: 'Print the plan; change nothing.' },
+    ...ADOPTION_OPTIONS,
     ...SEMAPHORE_OPTIONS,
   },
-  env: SEMAPHORE_ENV,
+  env: ALL_ENV,
   examples: [
-    'slots sync --count 9 --dry-run',
+    'slots sync --count 9 --dirty --dry-run',
     'slots sync --count 12 --pattern app-preview-{n}',
     'slots sync --slugs preview-1,preview-2 --prune',
   ],
   async run(parsed, io) {
     const wanted = wantedSlugs(parsed.values);
     const dryRun = parsed.values['dry-run'] === true;
-    const { pool, semaphore, config } = await connectPool(slotsSyncCommand, parsed, io);
+    const dirty = parsed.values.dirty === true;
+    const { pool, semaphore, settings, config } = await connectPool(slotsSyncCommand, parsed, io);
     const listing = await semaphore.list(pool);
     const plan = planSync(listing.resources, wanted, parsed.values.prune === true);
-    refuseUnderConfig(
+    const adding = plan.filter((change) => change.action === 'add').map((change) => change.slug);
+    refuseUnderConfig(config, adding);
+    await checkSlotResources(
       config,
-      plan.filter((change) => change.action === 'add').map((change) => change.slug),
+      adding,
+      settings,
+      io,
+      cliPlace(slotsSyncCommand.name, slotsSyncCommand.options),
     );
-    const changes = dryRun ? plan : await applyChanges(semaphore, pool, plan);
+    const changes = dryRun ? plan : await applyChanges(semaphore, pool, plan, { dirty });
     return printChanges(io, {
       pool,
       dryRun,
       changes,
+      dirty,
       json: parsed.values.json === true,
       heading: `Pool ${pool}: ${wanted.length} slots wanted, ${listing.resources.length} in the pool${dryRun ? ' (dry run)' : ''}`,
     });

@@ -1,6 +1,7 @@
 // What a CLI command is: its flags, its help and what it runs. Every command declares itself with
 // one of these, so parsing, help and the README reference all come from the same place.
 import { parseArgs } from 'node:util';
+import { closestWord } from '../config/did-you-mean.ts';
 import type { CliIO } from './io.ts';
 
 export interface OptionSpec {
@@ -9,8 +10,10 @@ export interface OptionSpec {
   /** How the value is shown in help, e.g. `<n>`. */
   value?: string;
   description: string;
-  /** The action input this flag sets (the same name, or `pull-request` for `--pr`). */
+  /** The action input this flag sets (the same name as the flag). */
   input?: string;
+  /** Other names the flag answers to (`--pr` for `--pull-request`). */
+  aliases?: readonly string[];
 }
 
 export type OptionValues = Readonly<Record<string, string | boolean | undefined>>;
@@ -54,26 +57,55 @@ export class CommandFailure extends Error {
   }
 }
 
+type ParseArgsOption = { type: 'string' | 'boolean'; short?: string };
+
+/** Every name a command's flags answer to, aliases included, for the parser. */
+function parserOptions(spec: CommandSpec): Record<string, ParseArgsOption> {
+  const options: Record<string, ParseArgsOption> = {};
+  for (const [name, option] of Object.entries(spec.options)) {
+    options[name] =
+      option.short === undefined ? { type: option.type } : { type: option.type, short: option.short };
+    for (const alias of option.aliases ?? []) options[alias] = { type: option.type };
+  }
+  return options;
+}
+
+/** The values under each flag's own name, whichever of its names was typed. */
+function canonicalValues(spec: CommandSpec, values: Record<string, unknown>): OptionValues {
+  const canonical: Record<string, string | boolean | undefined> = {};
+  for (const [name, option] of Object.entries(spec.options)) {
+    const typed = [name, ...(option.aliases ?? [])].filter((flag) => values[flag] !== undefined);
+    if (typed.length > 1)
+      throw new UsageError(`give ${typed.map((flag) => `--${flag}`).join(' or ')}, not both`);
+    const [flag] = typed;
+    if (flag !== undefined) canonical[name] = values[flag] as string | boolean;
+  }
+  return canonical;
+}
+
+/** Node's message for a parse error, its first sentence, with the closest flag for an unknown one. */
+function usageMessage(spec: CommandSpec, error: unknown): string {
+  // Node's messages carry a second sentence about '--' that only confuses here; keep the first.
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split(/(?<=\.) /)[0] ?? message;
+  const unknown = /^Unknown option '--([^'=]+)'/.exec(first)?.[1];
+  const guess = unknown === undefined ? undefined : closestWord(unknown, Object.keys(parserOptions(spec)));
+  return guess === undefined ? first : `${first.replace(/\.$/, '')}: did you mean --${guess}?`;
+}
+
 export function parseCommand(spec: CommandSpec, args: readonly string[]): ParsedCommand {
-  const options = Object.fromEntries(
-    Object.entries(spec.options).map(([name, option]) => [
-      name,
-      option.short === undefined ? { type: option.type } : { type: option.type, short: option.short },
-    ]),
-  );
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
-    const parsed = parseArgs({
+    parsed = parseArgs({
       args: [...args],
-      options,
+      options: parserOptions(spec),
       strict: true,
       allowPositionals: spec.positionals !== undefined,
     });
-    return { values: parsed.values as OptionValues, positionals: parsed.positionals };
   } catch (error) {
-    // Node's messages carry a second sentence about '--' that only confuses here; keep the first.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(message.split(/(?<=\.) /)[0] ?? message);
+    throw new UsageError(usageMessage(spec, error));
   }
+  return { values: canonicalValues(spec, parsed.values), positionals: parsed.positionals };
 }
 
 export function stringValue(values: OptionValues, name: string): string | undefined {

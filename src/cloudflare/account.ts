@@ -6,6 +6,8 @@
 // biome-ignore lint/style/noRestrictedImports: types only (the rule's parameter types), erased from the bundle.
 import type Cloudflare from 'cloudflare';
 import type { ClientOptions } from 'cloudflare/client';
+import { BaseAccounts } from 'cloudflare/resources/accounts/accounts';
+import { BaseTokens as BaseAccountTokens } from 'cloudflare/resources/accounts/tokens/tokens';
 import { BaseApplications } from 'cloudflare/resources/containers/applications/applications';
 import { BaseDatabase } from 'cloudflare/resources/d1/database/database';
 import { BaseNamespaces as BaseDurableObjectNamespaces } from 'cloudflare/resources/durable-objects/namespaces/namespaces';
@@ -15,6 +17,7 @@ import { BasePurge } from 'cloudflare/resources/queues/purge';
 import { BaseQueues } from 'cloudflare/resources/queues/queues';
 import { BaseBuckets } from 'cloudflare/resources/r2/buckets/buckets';
 import { BaseLifecycle } from 'cloudflare/resources/r2/buckets/lifecycle';
+import { BaseTokens as BaseUserTokens } from 'cloudflare/resources/user/tokens/tokens';
 import { BaseIndexes } from 'cloudflare/resources/vectorize/indexes/indexes';
 import { BaseScripts } from 'cloudflare/resources/workers/scripts/scripts';
 import { createClient } from 'cloudflare/tree-shakable';
@@ -103,6 +106,7 @@ const queuePurgeStatusSchema = z
   })
   .nullish();
 export type QueuePurgeStatus = NonNullable<z.infer<typeof queuePurgeStatusSchema>>;
+const tokenStatusSchema = z.looseObject({ status: z.string() });
 
 /** A page-numbered listing longer than this is not believed (it would be a runaway loop). */
 const MAX_PAGES = 1000;
@@ -169,6 +173,35 @@ export class CloudflareAccount {
       if (done) return items;
     }
     return items;
+  }
+
+  /** The status of the token as a user's token: `active`, `disabled`, `expired`. A token of an account is refused here. */
+  async verifyUserToken(): Promise<string> {
+    const { result } = await this.send(
+      'tokens.verify',
+      (options) => this.client.user.tokens.verify(options).asResponse(),
+      tokenStatusSchema,
+    );
+    return result.status;
+  }
+
+  /** The status of the token as a token owned by this account. */
+  async verifyAccountToken(): Promise<string> {
+    const { result } = await this.send(
+      'tokens.verify',
+      (options) => this.client.accounts.tokens.verify({ account_id: this.accountId }, options).asResponse(),
+      tokenStatusSchema,
+    );
+    return result.status;
+  }
+
+  /** Reads the account itself: refused when the token may not use the account at all. */
+  async readAccount(): Promise<void> {
+    await this.send(
+      'accounts.get',
+      (options) => this.client.accounts.get({ account_id: this.accountId }, options).asResponse(),
+      z.looseObject({ id: z.string() }),
+    );
   }
 
   listD1Databases(): Promise<{ uuid: string; name: string }[]> {
@@ -534,6 +567,9 @@ function createAccountClient(options: ClientOptions) {
       BaseQueues,
       BasePurge,
       BaseIndexes,
+      BaseUserTokens,
+      BaseAccounts,
+      BaseAccountTokens,
     ],
   });
 }

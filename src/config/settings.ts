@@ -123,7 +123,9 @@ const inputSchema = z.object({
   'semaphore-url': required(
     'the URL of the semaphore Worker, e.g. https://semaphore.example.workers.dev',
   ).pipe(httpUrl),
-  'semaphore-token': required('the semaphore bearer token, e.g. ${{ secrets.SEMAPHORE_TOKEN }}'),
+  'semaphore-token': required(
+    "the semaphore's bearer token, the value set on its Worker with wrangler secret put SEMAPHORE_TOKEN",
+  ),
   pool: trimmed.pipe(poolName.optional()),
   'cloudflare-api-token': trimmed,
   'cloudflare-account-id': trimmed.pipe(
@@ -155,7 +157,7 @@ function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): strin
   if (command === 'gc' || command === 'cleanup') {
     if (!given('cloudflare-api-token')) {
       problems.push(
-        `${describe('cloudflare-api-token')} is required for '${command}': a Cloudflare API token, e.g. \${{ secrets.CLOUDFLARE_API_TOKEN }}`,
+        `${describe('cloudflare-api-token')} is required for '${command}': a Cloudflare API token with the permissions the README lists`,
       );
     }
     if (!given('cloudflare-account-id')) {

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { closestWord } from './did-you-mean.ts';
 import { parseDurationSeconds } from './duration.ts';
 import { firstMatchingGlob } from './glob.ts';
+import { type DescribeInput, describeActionInput } from './settings.ts';
 
 export const DEFAULT_PROTECT: readonly string[] = ['*-prd*', '*-prod*', '*-production*'];
 export const R2_JURISDICTIONS = ['default', 'eu', 'us', 'fedramp', 'fedramp-high'] as const;
@@ -533,8 +534,11 @@ resources:
   d1:
     - name: app-{slot}-db`;
 
-/** Reads and validates the slot config at `path`. */
-export async function loadSlotConfig(path: string): Promise<SlotConfig> {
+/** Reads and validates the slot config at `path`; `describeInput` names the setting that gave the path. */
+export async function loadSlotConfig(
+  path: string,
+  describeInput: DescribeInput = describeActionInput,
+): Promise<SlotConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -544,8 +548,8 @@ export async function loadSlotConfig(path: string): Promise<SlotConfig> {
       {
         path: '',
         message: missing
-          ? `no such file; create it (or point the 'config' input at it), e.g.:\n${EXAMPLE_FILE}\n    (see docs/config.md)`
-          : `cannot be read (${(error as Error).message}); check the 'config' input`,
+          ? `no such file; create it (or point ${describeInput('config')} at it), e.g.:\n${EXAMPLE_FILE}\n    (see docs/config.md)`
+          : `cannot be read (${(error as Error).message}); check ${describeInput('config')}`,
       },
     ]);
   }

@@ -4,7 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RunReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
-import { type CommandContext, type EraseOutcome, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
+import {
+  type CommandContext,
+  type EraseOutcome,
+  emptyPoolProblem,
+  GC_HOLDER,
+  listPoolRows,
+  poolRowsOf,
+} from './context.ts';
 import {
   describeError,
   eraseThenRelease,
@@ -110,6 +117,14 @@ export async function runCleanup(
   const listing = await ctx.semaphore.list(ctx.pool);
   const held = listing.resources.filter((slot) => slot.leaseState === 'leased' && slot.holder === holder);
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: held.length });
+  // An empty pool is a misconfiguration; credentials Cloudflare refuses are said once, and the slots
+  // are still released (dirty): the lease matters more than the erase.
+  const problem =
+    listing.resources.length === 0
+      ? await emptyPoolProblem(ctx)
+      : held.some((slot) => ctx.eraser.refusal(slot.slug) === null)
+        ? await ctx.eraser.checkCredentials()
+        : null;
 
   const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options));
   return {
@@ -117,7 +132,7 @@ export async function runCleanup(
     dryRun: options.dryRun,
     pool: ctx.pool,
     pullRequest: options.pullRequest,
-    problems: [],
+    problems: problem === null ? [] : [problem],
     leftForNextRun: 0,
     expired: held.filter((slot) => slot.expired).length,
     slots,

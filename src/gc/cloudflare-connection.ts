@@ -2,12 +2,13 @@
 // cloudflare-eraser.ts loads this module on the first erase, not at start-up: a sweep with nothing to
 // reclaim (most hourly runs) never loads the Cloudflare SDK, and the bundle keeps it in a chunk of its own.
 import { CloudflareAccount } from '../cloudflare/account.ts';
+import { checkCredentials } from '../cloudflare/credentials.ts';
 import { eraseSlot } from '../cloudflare/erase.ts';
 import type { Pacer } from '../cloudflare/pacer.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
-import type { CloudflareEraserOptions } from './cloudflare-eraser.ts';
+import type { CloudflareOptions } from './cloudflare-eraser.ts';
 
-export function connect(options: CloudflareEraserOptions, pacer: Pacer) {
+export function connect(options: CloudflareOptions, pacer: Pacer) {
   const account = new CloudflareAccount({
     apiToken: options.apiToken,
     accountId: options.accountId,
@@ -15,5 +16,7 @@ export function connect(options: CloudflareEraserOptions, pacer: Pacer) {
     pacer,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
-  return { account, resolver: new NameResolver(account), eraseSlot };
+  return { account, resolver: new NameResolver(account), eraseSlot, checkCredentials };
 }
+
+export type Connection = ReturnType<typeof connect>;

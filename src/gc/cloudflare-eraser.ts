@@ -1,15 +1,18 @@
 // The SlotEraser the commands use in real runs: one pacer, one account client and one name resolver
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
+import { describeCredentialProblem } from '../cloudflare/credentials.ts';
 import type { EraseResult } from '../cloudflare/erase.ts';
 import type { StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
+import { permissionOf, type TokenPermission } from '../cloudflare/permissions.ts';
+import type { RunPlace } from '../config/run-place.ts';
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import type { ApiUsageReport } from '../report/model.ts';
-import type { connect } from './cloudflare-connection.ts';
+import type { Connection } from './cloudflare-connection.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
 
-export interface CloudflareEraserOptions {
+export interface CloudflareOptions {
   apiToken: string;
   accountId: string;
   baseUrl: string;
@@ -21,22 +24,36 @@ export interface CloudflareEraserOptions {
   fetch?: typeof fetch;
 }
 
-const STEP_PERMISSION: Record<StepResult['kind'], string> = {
-  compute: 'Workers Scripts',
-  d1: 'D1',
-  kv: 'Workers KV Storage',
-  r2: 'Workers R2 Storage',
-  queues: 'Queues',
-  vectorize: 'Vectorize',
-};
+export interface CloudflareEraserOptions extends CloudflareOptions {
+  /** Where the run was started, for the advice in messages. */
+  place: RunPlace;
+}
+
+/** The run's one pacer: every Cloudflare call of the run shares its budget, rate and deadline. */
+export function createPacer(options: CloudflareOptions): Pacer {
+  return new Pacer({
+    budget: options.budget,
+    ratePerSecond: options.ratePerSecond,
+    deadlineAt: options.deadlineAt,
+    signal: options.signal,
+  });
+}
+
+/** What the slots are refused with once the credential check found a problem (said once, for the run). */
+const CREDENTIALS_REFUSED = "not erased: Cloudflare refused the run's credentials (see the run's problem)";
+
+/** The token permission an erase step's calls need (compute works on the slot's Worker). */
+function permissionFor(kind: StepResult['kind']): TokenPermission {
+  return permissionOf(kind === 'compute' ? 'workers' : kind);
+}
 
 /** What a person does about a failed step; undefined where the next sweep heals it by itself. */
-function nextStepFor(step: StepResult, configPath: string): string | undefined {
+function nextStepFor(step: StepResult, configPath: string, place: RunPlace): string | undefined {
   switch (step.failure?.reason) {
     case 'missing':
-      return `Create ${step.kind === 'r2' ? 'the bucket' : 'the resource'} '${step.resource}', or fix its template in ${configPath}; then run the preview-gc workflow again.`;
+      return `Create ${step.kind === 'r2' ? 'the bucket' : 'the resource'} '${step.resource}', or fix its template in ${configPath}; then ${place.rerun}.`;
     case 'api':
-      return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token edit access to ${STEP_PERMISSION[step.kind]}.`;
+      return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token ${permissionFor(step.kind).dashboard}.`;
     case 'refused':
     case 'internal':
       return `Erase '${step.resource}' by hand or fix ${configPath}; the slot stays dirty until an erase completes.`;
@@ -45,7 +62,7 @@ function nextStepFor(step: StepResult, configPath: string): string | undefined {
   }
 }
 
-function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
+function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace): EraseOutcome {
   const failedStep = result.steps.find((step) => step.status === 'failed');
   const outcome: EraseOutcome = {
     status: result.status,
@@ -59,7 +76,7 @@ function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
     })),
   };
   if (failedStep?.failure === undefined) return outcome;
-  const nextStep = nextStepFor(failedStep, configPath);
+  const nextStep = nextStepFor(failedStep, configPath, place);
   return {
     ...outcome,
     problem: `${failedStep.kind} '${failedStep.resource}': ${failedStep.failure.message}`,
@@ -71,16 +88,18 @@ export function createCloudflareEraser(
   config: SlotConfig,
   options: CloudflareEraserOptions,
 ): { eraser: SlotEraser; usage(): ApiUsageReport } {
-  const pacer = new Pacer({
-    budget: options.budget,
-    ratePerSecond: options.ratePerSecond,
-    deadlineAt: options.deadlineAt,
-    signal: options.signal,
-  });
-  // Loaded on the first erase (see cloudflare-connection.ts), once for the whole run.
-  let connection: Promise<ReturnType<typeof connect>> | undefined;
+  const pacer = createPacer(options);
+  // Loaded when the run first needs Cloudflare (see cloudflare-connection.ts), once for the whole run.
+  let loaded: Promise<Connection> | undefined;
+  const connection = () => {
+    loaded ??= import('./cloudflare-connection.ts').then((module) => module.connect(options, pacer));
+    return loaded;
+  };
+  let credentials: Promise<string | null> | undefined;
+  let credentialsRefused = false;
   const eraser: SlotEraser = {
     refusal(slug) {
+      if (credentialsRefused) return CREDENTIALS_REFUSED;
       try {
         resourcesForSlot(config, slug);
         return null;
@@ -90,8 +109,7 @@ export function createCloudflareEraser(
       }
     },
     async erase({ slug, fence, dryRun }) {
-      connection ??= import('./cloudflare-connection.ts').then((module) => module.connect(options, pacer));
-      const { account, resolver, eraseSlot } = await connection;
+      const { account, resolver, eraseSlot } = await connection();
       const result = await eraseSlot({
         account,
         resolver,
@@ -100,7 +118,21 @@ export function createCloudflareEraser(
         dryRun,
         signal: options.signal,
       });
-      return toEraseOutcome(result, config.file);
+      return toEraseOutcome(result, config.file, options.place);
+    },
+    checkCredentials() {
+      credentials ??= connection().then(async ({ account, resolver, checkCredentials }) => {
+        const problem = await checkCredentials(account, resolver.probes(config.resources));
+        credentialsRefused = problem !== null;
+        return problem === null
+          ? null
+          : describeCredentialProblem(problem, {
+              accountId: options.accountId,
+              place: options.place,
+              consequence: 'nothing was erased',
+            });
+      });
+      return credentials;
     },
   };
   return { eraser, usage: () => pacer.usage() };

@@ -1,4 +1,6 @@
 // What the commands (gc, cleanup, status) are given: clients and knobs, all passed in, none global.
+import type { RunPlace } from '../config/run-place.ts';
+import { plural } from '../report/format.ts';
 import type { ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
@@ -26,6 +28,12 @@ export interface SlotEraser {
   refusal(slug: string): string | null;
   /** Erases one slot's resources in the order of docs/design.md#erasing-a-slot (compute, D1, KV, R2, Queues, Vectorize). */
   erase(request: EraseRequest): Promise<EraseOutcome>;
+  /**
+   * Checks the credentials once, before any slot is touched: what is wrong with them and what to do,
+   * or null when they work (or could not be checked: the erase then reports per slot). After a
+   * problem, `refusal` refuses every slot.
+   */
+  checkCredentials(): Promise<string | null>;
 }
 
 export type ProgressEvent =
@@ -35,6 +43,10 @@ export type ProgressEvent =
 
 export interface CommandContext {
   pool: string;
+  /** Where the pool's name came from, for a person: "the `pool:` key of .github/preview-slots.yml". */
+  poolSource: string;
+  /** Where the run was started, so messages name what to change there. */
+  place: RunPlace;
   semaphore: SemaphoreClient;
   /** Makes no Cloudflare call until a slot is erased, so a quiet sweep makes none at all. */
   eraser: SlotEraser;
@@ -59,6 +71,42 @@ export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow
     generation: slot.generation,
     lastHolder: slot.lastHolder,
   }));
+}
+
+/** Pools named in a message at most; a semaphore with more is not a typo away from this one. */
+const POOLS_NAMED = 10;
+
+/** "preview-slot (9 slots), other (2 slots)", or null when the semaphore has none or does not say. */
+async function otherPools(ctx: Pick<CommandContext, 'semaphore'>): Promise<string | null> {
+  try {
+    const { pools } = await ctx.semaphore.pools();
+    if (pools.length === 0) return null;
+    const named = pools.slice(0, POOLS_NAMED).map((pool) => `${pool.type} (${plural(pool.slots, 'slot')})`);
+    return `${named.join(', ')}${pools.length > POOLS_NAMED ? `, and ${pools.length - POOLS_NAMED} more` : ''}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An empty pool is a misconfiguration, not a quiet day: every sweep of it would succeed doing nothing.
+ * Says which pool, where its name came from, the pools the semaphore does have, and the two ways out.
+ * (One more semaphore call, only in this case: a quiet sweep of a pool with slots stays at one.)
+ */
+export async function emptyPoolProblem(
+  ctx: Pick<CommandContext, 'pool' | 'poolSource' | 'semaphore'>,
+  consequence = 'so there is nothing to work on. Nothing was changed',
+): Promise<string> {
+  const others = await otherPools(ctx);
+  const inAnother =
+    others === null
+      ? '- the slots are in another pool: set'
+      : `- the slots are in another pool (the semaphore has ${others}): set`;
+  return [
+    `Pool '${ctx.pool}' has no slots (its name comes from ${ctx.poolSource}), ${consequence}. Either:`,
+    `${inAnother} ${ctx.poolSource} to that pool's name, or`,
+    `- the slots were never added: add them, e.g. 'preview-gc slots sync --count 9 --pool ${ctx.pool} --dirty' (README, "Use it in your repository").`,
+  ].join('\n');
 }
 
 /** The pool as it is now, or null when the semaphore does not answer: the run's outcome stands either way. */

@@ -1,5 +1,6 @@
 // Runs one command with the services it is given and always returns a report, also when the run
 // could not start or stopped half-way: the summary is written from it either way.
+import { semaphoreRefusedToken } from '../config/run-place.ts';
 import type { Command } from '../config/settings.ts';
 import type { RunReport } from '../report/model.ts';
 import { runCleanup } from './cleanup.ts';
@@ -64,7 +65,11 @@ export async function runCommand(ctx: CommandContext, options: CommandOptions): 
     body = await dispatch(ctx, options);
   } catch (error) {
     body = {
-      ...failedRunReport(options, ctx.pool, `The run stopped: ${describeError(error)}`),
+      ...failedRunReport(
+        options,
+        ctx.pool,
+        `The run stopped: ${semaphoreRefusedToken(error, ctx.place) ?? describeError(error)}`,
+      ),
       semaphoreRequests: ctx.semaphore.requestCount,
       cloudflare: ctx.cloudflareUsage(),
     };

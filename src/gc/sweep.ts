@@ -1,9 +1,9 @@
 // gc: take back every slot whose tenant went away. The lease is the load-bearing outcome: every
 // lease taken here is released in a `finally`, whatever the erase did.
 import { randomUUID } from 'node:crypto';
-import type { RunReport } from '../report/model.ts';
+import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
 import type { Lease } from '../semaphore/protocol.ts';
-import { type CommandContext, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
+import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
 import {
   describeError,
   eraseThenRelease,
@@ -92,7 +92,7 @@ async function reclaimSlot(
       ...base,
       outcome: 'erase-failed',
       problem: `refused before any call: ${refusal}`,
-      nextStep: 'Fix the slot config file (see the message), then run the preview-gc workflow again.',
+      nextStep: `Fix the slot config file (see the message), then ${ctx.place.rerun}.`,
     };
   }
   if (options.dryRun) return dryRunSlot(ctx, base);
@@ -119,22 +119,30 @@ export async function runGc(
   const listing = await ctx.semaphore.list(ctx.pool);
   const selection = selectSlots(listing, options);
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: selection.selected.length });
+  const report = (slots: SlotReport[], problems: string[], poolAfter: PoolRow[] | null) => ({
+    command: 'gc' as const,
+    dryRun: options.dryRun,
+    pool: ctx.pool,
+    problems,
+    leftForNextRun: selection.leftForNextRun,
+    expired: selection.expiredCount,
+    slots,
+    poolAfter,
+    semaphoreRequests: ctx.semaphore.requestCount,
+    cloudflare: ctx.cloudflareUsage(),
+  });
+  // Before any slot is touched: a pool with no slots, or credentials Cloudflare refuses, fail the run
+  // once, rather than every sweep succeeding at nothing or every slot failing alike.
+  if (listing.resources.length === 0) return report([], [await emptyPoolProblem(ctx)], poolRowsOf(listing));
+  // Only when some slot will be erased: a slot refused by the config gets no Cloudflare call at all.
+  const erasing = selection.selected.some((candidate) => ctx.eraser.refusal(candidate.slot.slug) === null);
+  const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
+  if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
   const candidates = selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug }));
   const slots = await workThroughSlots(ctx, candidates, (candidate) => reclaimSlot(ctx, candidate, options));
 
   // The pool is listed again only when this run changed it: a quiet sweep stays at one call.
   const changedPool = !options.dryRun && slots.some((slot) => slot.generation !== undefined);
-  return {
-    command: 'gc',
-    dryRun: options.dryRun,
-    pool: ctx.pool,
-    problems: [],
-    leftForNextRun: selection.leftForNextRun,
-    expired: selection.expiredCount,
-    slots,
-    poolAfter: changedPool ? await listPoolRows(ctx) : poolRowsOf(listing),
-    semaphoreRequests: ctx.semaphore.requestCount,
-    cloudflare: ctx.cloudflareUsage(),
-  };
+  return report(slots, [], changedPool ? await listPoolRows(ctx) : poolRowsOf(listing));
 }

@@ -80,6 +80,8 @@ export interface RunReport {
   durationMs: number;
   /** Run-level problems (config, semaphore unreachable, …): each makes the run fail. */
   problems: string[];
+  /** Run-level warnings (status of an empty pool): shown, but the run does not fail. */
+  warnings?: string[];
   /** The signal that stopped the run, if one did. */
   interruptedBy?: string;
   pullRequest?: number;

@@ -43,6 +43,7 @@ export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notic
 
 export async function publishReport(report: RunReport, io: PublishIO): Promise<void> {
   setOutputs(report, io);
+  for (const warning of report.warnings ?? []) io.warning(warning, { title: 'preview-gc' });
   annotate(report, io);
   try {
     await io.writeSummary(renderSummary(report));

@@ -64,11 +64,8 @@ function headline(report: RunReport): string {
 function banners(report: RunReport): string[] {
   const lines: string[] = [];
   if (report.dryRun) {
-    lines.push(
-      '> [!NOTE]',
-      '> **Dry run.** Nothing was acquired, erased or released; this is what a real run would do.',
-      '',
-    );
+    const shows = report.problems.length === 0 ? '; this is what a real run would do' : '';
+    lines.push('> [!NOTE]', `> **Dry run.** Nothing was acquired, erased or released${shows}.`, '');
   }
   if (report.interruptedBy !== undefined) {
     lines.push(
@@ -79,6 +76,9 @@ function banners(report: RunReport): string[] {
   }
   for (const problem of report.problems) {
     lines.push('> [!CAUTION]', `> ${esc(problem).replace(/\n/g, '<br>')}`, '');
+  }
+  for (const warning of report.warnings ?? []) {
+    lines.push('> [!WARNING]', `> ${esc(warning).replace(/\n/g, '<br>')}`, '');
   }
   return lines;
 }

@@ -136,8 +136,10 @@ function headline(report: RunReport, style: TerminalStyle): string {
 function banners(report: RunReport, style: TerminalStyle): string[] {
   const lines: string[] = [];
   if (report.dryRun) {
+    // A dry run stopped by a problem shows nothing a real run would do.
+    const shows = report.problems.length === 0 ? '; this is what a real run would do' : '';
     lines.push(
-      `${paint(style, ['bold', 'cyan'], 'DRY RUN')}  Nothing was acquired, erased or released; this is what a real run would do.`,
+      `${paint(style, ['bold', 'cyan'], 'DRY RUN')}  Nothing was acquired, erased or released${shows}.`,
     );
   }
   if (report.interruptedBy !== undefined) {
@@ -148,6 +150,11 @@ function banners(report: RunReport, style: TerminalStyle): string[] {
   for (const problem of report.problems) {
     lines.push(
       `${paint(style, ['bold', 'red'], 'PROBLEM')}  ${clean(problem).replace(/\n/g, '\n         ')}`,
+    );
+  }
+  for (const warning of report.warnings ?? []) {
+    lines.push(
+      `${paint(style, ['bold', 'yellow'], 'WARNING')}  ${clean(warning).replace(/\n/g, '\n         ')}`,
     );
   }
   return lines.length > 0 ? ['', ...lines] : [];

@@ -39,7 +39,8 @@ beforeAll(async () => {
   cliBundle = join(bundleDir, 'cli.js');
   [semaphore, twin] = await Promise.all([
     startLocalSemaphore({ port: 0 }),
-    startTwin({ seed: demoTwinSeed(demoSlugs(9), { orders: 6, kvKeys: 40 }) }),
+    // Resources for two slots more than the pool has: `slots add` and `sync` check they exist.
+    startTwin({ seed: demoTwinSeed(demoSlugs(11), { orders: 6, kvKeys: 40 }) }),
     bundleEntry(bundleDir, 'cli', ENTRY_POINTS.cli),
   ]);
   client = new SemaphoreClient({ baseUrl: semaphore.url, token: semaphore.token });

@@ -50,6 +50,23 @@ describe('npm start', () => {
     );
     expect(urls).toHaveLength(2);
     for (const url of urls) await expect(fetch(url)).rejects.toThrow();
-    expect(result.stdout.trimEnd().endsWith('The semaphore and the twin are stopped.')).toBe(true);
+    expect(result.stdout).toContain('The semaphore and the twin are stopped.');
+  });
+
+  it('says what "clean" means: a mark, under which the slots marked clean still hold data', () => {
+    expect(result.stdout).toMatch(
+      /the 2 slots marked clean \(preview-5, preview-9\) hold [\d,]+ rows and [\d,]+ keys that no sweep will touch/,
+    );
+    expect(result.stdout).toContain('preview-gc slots sync --dirty');
+    expect(result.stdout).toMatch(/preview-5 +marked clean +[1-9]/);
+  });
+
+  it('ends with where to go next', () => {
+    const lastLines = result.stdout.trimEnd().split('\n').slice(-4);
+    expect(lastLines[0]).toBe('Next:');
+    expect(lastLines.join('\n')).toContain('npm run stack');
+    expect(lastLines.at(-1)).toBe(
+      '  README.md, "Use it in your repository": adopt preview-gc for your app, step by step.',
+    );
   });
 });

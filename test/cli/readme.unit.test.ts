@@ -2,7 +2,22 @@
 // when action.yml or the CLI changed and `npm run readme` was not run, so the README cannot drift.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { updateReadme } from '../../scripts/readme-inputs.ts';
+import { updateGenerated, updateReadme } from '../../scripts/readme-inputs.ts';
+import { TOKEN_PERMISSIONS } from '../../src/cloudflare/permissions.ts';
+
+async function generatedFiles() {
+  const [readme, actionYml, configDoc] = await Promise.all(
+    ['README.md', 'action.yml', 'docs/config.md'].map((path) => readFile(path, 'utf8')),
+  );
+  return { readme: readme ?? '', actionYml: actionYml ?? '', configDoc: configDoc ?? '' };
+}
+
+/** A section of the README: from its heading to the next heading of the same level. */
+function section(readme: string, heading: string): string {
+  const start = readme.indexOf(heading);
+  const level = heading.slice(0, heading.indexOf(' ') + 1);
+  return readme.slice(start, readme.indexOf(`\n${level}`, start + 1));
+}
 
 describe('README.md', () => {
   it('has the inputs and outputs of action.yml and the CLI reference as they are (npm run readme)', async () => {
@@ -25,6 +40,33 @@ describe('README.md', () => {
     const updated = updateReadme(readme, withNewInput);
     expect(updated).not.toBe(readme);
     expect(updated).toContain('| `sweep-color` | no | – | A new input \\| with a pipe. |');
+  });
+
+  it('lists the API token permissions of src/cloudflare/permissions.ts alike in the README, docs/config.md and action.yml', async () => {
+    const files = await generatedFiles();
+    expect(updateGenerated(files)).toEqual(files);
+    for (const permission of TOKEN_PERMISSIONS) {
+      expect(files.readme).toContain(`| ${permission.dashboard} | ${permission.apiName} |`);
+      expect(files.configDoc).toContain(`**${permission.dashboard}** (API name \`${permission.apiName}\`)`);
+      expect(files.actionYml).toContain(permission.dashboard);
+    }
+  });
+
+  it("says npm ci's EBADENGINE warnings on an older Node are expected, and why", async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const quickStart = section(readme, '## Quick start');
+    expect(quickStart).toContain('`npm warn EBADENGINE`');
+    expect(quickStart).toContain("runs on that Node 24, not on the machine's");
+  });
+
+  it("adopts the slots dirty into the config's pool, and rehearses on npm run stack", async () => {
+    const adoption = section(await readFile('README.md', 'utf8'), '## Use it in your repository');
+    const commands = adoption.split('\n').filter((line) => line.startsWith('preview-gc '));
+    expect(commands[0]).toMatch(/^preview-gc slots sync --count 9 --dirty --dry-run /);
+    expect(commands[1]).toMatch(/^preview-gc slots sync --count 9 --dirty /);
+    // The pool comes from the config, so the slots land in the pool the sweeps work on.
+    for (const command of commands) expect(command).not.toContain('--pool');
+    expect(adoption).toContain('npm run stack -- --seed ');
   });
 
   it('keeps the quick start commands CI runs', async () => {

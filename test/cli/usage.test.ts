@@ -59,11 +59,23 @@ describe('wrong usage', () => {
   it.each([
     [[], 'which command?', 'Usage: preview-gc <command>'],
     [['sweep'], "unknown command 'sweep'", 'Usage: preview-gc <command>'],
+    [['stauts'], "unknown command 'stauts': did you mean 'status'?", 'Usage: preview-gc <command>'],
+    [['slots', 'lst'], "unknown command 'slots lst': did you mean 'slots list'?", 'Usage: preview-gc slots'],
+    [
+      ['gc', '--max-slot', '3'],
+      "Unknown option '--max-slot': did you mean --max-slots?",
+      'Usage: preview-gc gc',
+    ],
+    [
+      ['cleanup', '--pr', '3', '--pull-request', '4'],
+      'give --pull-request or --pr, not both',
+      'Usage: preview-gc cleanup',
+    ],
     [['slots'], 'slots needs a command', 'Usage: preview-gc slots'],
     [['slots', 'rename'], "unknown command 'slots rename'", 'Usage: preview-gc slots'],
     [['gc', '--bogus'], "Unknown option '--bogus'", 'Usage: preview-gc gc'],
     [['gc', 'extra'], 'Unexpected argument', 'Usage: preview-gc gc'],
-    [['cleanup'], 'cleanup needs the pull request: --pr <n>', 'Usage: preview-gc cleanup'],
+    [['cleanup'], 'cleanup needs the pull request: --pull-request <n>', 'Usage: preview-gc cleanup'],
     [
       ['release', '--slot', 'preview-3'],
       'exactly one of --lease-id <id> or --force',

@@ -2,12 +2,14 @@
 // fetch, no server): only the slot's queue loses its messages, a dry run writes nothing, a purge that
 // does not finish in the step's wait is reported as still running, a missing queue is named, and
 // 429s go through the pacer. Twin and pacer share one virtual clock, so waits cost no time.
+
 import type Cloudflare from 'cloudflare';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { eraseSlot } from '../../src/cloudflare/erase.ts';
 import { purgeFinished } from '../../src/cloudflare/erase-queues.ts';
 import type { PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { POLL_SECONDS } from '../../src/cloudflare/poll.ts';
+import { ACTION_PLACE } from '../../src/config/run-place.ts';
 import { parseSlotConfig, resourcesForSlot, type SlotConfig } from '../../src/config/slot-config.ts';
 import { createCloudflareEraser } from '../../src/gc/cloudflare-eraser.ts';
 import type { TwinAccount } from '../twin/twin.ts';
@@ -243,6 +245,7 @@ describe('a token without the Queues permission', () => {
       ratePerSecond: 1000,
       deadlineAt: Date.now() + 60_000,
       signal: new AbortController().signal,
+      place: ACTION_PLACE,
       fetch: env.fetch,
     });
 

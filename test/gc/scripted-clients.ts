@@ -2,6 +2,7 @@
 // the calls the commands make answered by the test, so each test states what the semaphore says; a
 // call nobody scripted goes to a transport that refuses it. The eraser stands for the Cloudflare side:
 // it runs its steps one after another, asking the fence before each, as the SlotEraser contract says.
+import { ACTION_PLACE } from '../../src/config/run-place.ts';
 import type { CommandContext, EraseOutcome, EraseRequest, SlotEraser } from '../../src/gc/context.ts';
 import type { EraseStepReport } from '../../src/report/model.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
@@ -156,6 +157,7 @@ export function scriptedEraser(
     requests: [],
     changed: [],
     refusal: (slug) => refusals[slug] ?? null,
+    checkCredentials: async () => null,
     async erase(request): Promise<EraseOutcome> {
       eraser.requests.push(request);
       const reports: EraseStepReport[] = [];
@@ -190,6 +192,8 @@ export function commandContext(
 ): CommandContext {
   return {
     pool: POOL,
+    poolSource: "the config's `pool:` key",
+    place: ACTION_PLACE,
     semaphore,
     eraser,
     cloudflareUsage: () => null,

@@ -19,6 +19,18 @@ export interface TwinAccountOptions {
   now?: () => number;
 }
 
+/** An API token the twin accepts. The account's own token has every permission. */
+export interface TwinToken {
+  /** The statuses `GET /user/tokens/verify` answers with. */
+  status: 'active' | 'disabled' | 'expired';
+  /** `user`: made under My Profile → API Tokens; `account`: an account-owned token. */
+  owner: 'user' | 'account';
+  /** Permission groups by their API names (`D1 Write`); absent: every permission. */
+  permissions?: readonly string[];
+  /** The account it may use; absent: this account. */
+  accountId?: string;
+}
+
 export interface R2Bucket {
   name: string;
   jurisdiction: Jurisdiction;
@@ -66,15 +78,23 @@ export class TwinAccount {
   readonly workers: Workers = new WorkersStore();
   readonly queues = new QueueStore(() => this.now());
   readonly vectorize = new VectorizeStore(() => this.now());
+  /** Every token the twin knows, by value; unknown tokens are refused. */
+  readonly tokens = new Map<string, TwinToken>();
   private log: TwinRequestRecord[] = [];
 
   constructor(options: TwinAccountOptions = {}) {
     this.accountId = options.accountId ?? '023e105f4ecef8ad9ca31a8372d0c353';
     this.token = options.token ?? 'twin-token';
+    this.tokens.set(this.token, { status: 'active', owner: 'user' });
     this.latencyMs = options.latencyMs ?? 0;
     this.kvListingLagMs = options.kvListingLagMs ?? 0;
     this.now = options.now ?? Date.now;
     this.limiter = new RateLimiter(options.rateLimit ?? { requests: 1200, windowMs: 300_000 }, this.now);
+  }
+
+  /** Another token, e.g. one without a permission or for another account, for tests of the credential check. */
+  addToken(value: string, token: TwinToken): void {
+    this.tokens.set(value, token);
   }
 
   record(entry: TwinRequestRecord): void {

@@ -1,8 +1,9 @@
 // Every /client/v4 route goes through this gate: latency, the rate limiter, fault injection, bearer-token
 // auth and the account check, error envelopes, Ratelimit headers and the request log, in that order.
 import { type HttpHandler, HttpResponse, http } from 'msw';
-import type { TwinAccount } from './account.ts';
+import type { TwinAccount, TwinToken } from './account.ts';
 import { ApiFailure, fail } from './envelope.ts';
+import { acceptedPermissions } from './permissions.ts';
 import type { ParsedFaultRule } from './schema.ts';
 
 export const API_PREFIX = '/client/v4';
@@ -56,17 +57,37 @@ function faultResponse(fault: ParsedFaultRule): Response | undefined {
   );
 }
 
-function authorize(ctx: RouteContext): Response | undefined {
+/** The token the request carries, if the twin knows it. */
+export function presentedToken(ctx: RouteContext): TwinToken | undefined {
   const header = ctx.request.headers.get('authorization') ?? '';
-  if (header !== `Bearer ${ctx.account.token}`) return fail(401, 10000, 'Authentication error');
+  const value = /^Bearer (.+)$/.exec(header)?.[1];
+  return value === undefined ? undefined : ctx.account.tokens.get(value);
+}
+
+function authorize(ctx: RouteContext, accepts: readonly string[] | null): Response | undefined {
+  const token = presentedToken(ctx);
+  if (token === undefined || token.status !== 'active') return fail(401, 10000, 'Authentication error');
   const accountParam = ctx.params.account;
-  if (accountParam !== undefined && accountParam !== ctx.account.accountId) {
+  const tokenAccount = token.accountId ?? ctx.account.accountId;
+  if (
+    accountParam !== undefined &&
+    (accountParam !== ctx.account.accountId || accountParam !== tokenAccount)
+  ) {
+    return fail(403, 10000, 'Authentication error');
+  }
+  const granted = token.permissions;
+  if (accepts !== null && granted !== undefined && !accepts.some((group) => granted.includes(group))) {
     return fail(403, 10000, 'Authentication error');
   }
   return undefined;
 }
 
-async function serve(ctx: RouteContext, route: string, resolver: Resolver): Promise<Response> {
+async function serve(
+  ctx: RouteContext,
+  route: string,
+  resolver: Resolver,
+  accepts: readonly string[] | null | 'verifies-itself',
+): Promise<Response> {
   const { account } = ctx;
   if (account.latencyMs > 0) await sleep(account.latencyMs);
   const limit = account.limiter.take();
@@ -75,7 +96,8 @@ async function serve(ctx: RouteContext, route: string, resolver: Resolver): Prom
   if (fault?.delayMs) await sleep(fault.delayMs);
   const injected = fault ? faultResponse(fault) : undefined;
   if (fault && !injected) ctx.fault = fault;
-  const response = injected ?? authorize(ctx) ?? (await runResolver(ctx, resolver));
+  const refused = accepts === 'verifies-itself' ? undefined : authorize(ctx, accepts);
+  const response = injected ?? refused ?? (await runResolver(ctx, resolver));
   if (response.type !== 'error') {
     for (const [name, value] of Object.entries(limit.headers)) response.headers.set(name, value);
   }
@@ -91,19 +113,26 @@ async function runResolver(ctx: RouteContext, resolver: Resolver): Promise<Respo
   }
 }
 
-/** A gated msw handler; `template` is relative to /client/v4 and names the route in the request log. */
+/**
+ * A gated msw handler; `template` is relative to /client/v4 and names the route in the request log.
+ * A route that `verifiesToken` answers for the token itself (tokens/verify); every other route
+ * refuses a token that is unknown, not active, for another account or without a permission it accepts.
+ */
 export function route(
   account: TwinAccount,
   method: Method | 'ALL',
   template: string,
   resolver: Resolver,
+  options: { verifiesToken?: boolean } = {},
 ): HttpHandler {
   const register = method === 'ALL' ? http.all : http[method.toLowerCase() as Lowercase<Method>];
   return register(`*${API_PREFIX}${template}`, async ({ request, params }) => {
     const url = new URL(request.url);
     const name = method === 'ALL' ? 'unmatched' : `${method} ${template}`;
     const ctx: RouteContext = { request, url, params: stringParams(params), account };
-    const response = await serve(ctx, name, resolver);
+    const accepts =
+      options.verifiesToken === true ? 'verifies-itself' : acceptedPermissions(method, template);
+    const response = await serve(ctx, name, resolver, accepts);
     account.record({
       method: request.method,
       route: name,

@@ -9,6 +9,7 @@ import { kvRoutes } from './routes-kv.ts';
 import { queuesRoutes } from './routes-queues.ts';
 import { r2Routes } from './routes-r2.ts';
 import { vectorizeRoutes } from './routes-vectorize.ts';
+import { tokenRoutes } from './routes-tokens.ts';
 import { workersRoutes } from './routes-workers.ts';
 
 export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
@@ -20,6 +21,7 @@ export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
     ...workersRoutes(account),
     ...queuesRoutes(account),
     ...vectorizeRoutes(account),
+    ...tokenRoutes(account),
     route(account, 'ALL', '/*', ({ url }) => fail(404, 7003, `No route for the URI: ${url.pathname}`)),
   ];
 }

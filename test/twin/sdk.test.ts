@@ -474,3 +474,54 @@ describe('Workers and Durable Objects', () => {
     });
   });
 });
+
+describe('tokens and the account', () => {
+  const client = (apiToken: string) => new Cloudflare({ apiToken, baseURL: twin.baseUrl, maxRetries: 0 });
+
+  it("verifies a user's token and an account's token on their own routes, and refuses others with 1000", async () => {
+    twin.account.addToken('owned-by-the-account', { status: 'active', owner: 'account' });
+    twin.account.addToken('expired-user-token', { status: 'expired', owner: 'user' });
+    const user = await cf.user.tokens.verify();
+    expect(user.status).toBe('active');
+    expect(user.id).toMatch(/^[0-9a-f]{32}$/);
+    expect((await client('expired-user-token').user.tokens.verify()).status).toBe('expired');
+    const owned = client('owned-by-the-account');
+    expect((await owned.accounts.tokens.verify({ account_id })).status).toBe('active');
+    expect(await apiError(owned.user.tokens.verify())).toMatchObject({ status: 401, code: 1000 });
+    expect(await apiError(cf.accounts.tokens.verify({ account_id }))).toMatchObject({
+      status: 401,
+      code: 1000,
+    });
+    expect(await apiError(client('never-issued').user.tokens.verify())).toMatchObject({
+      status: 401,
+      code: 1000,
+    });
+  });
+
+  it('reads the account for a token with an accepted permission, and refuses a token without one', async () => {
+    twin.account.addToken('d1-only', { status: 'active', owner: 'user', permissions: ['D1 Write'] });
+    twin.account.addToken('kv-only', {
+      status: 'active',
+      owner: 'user',
+      permissions: ['Workers KV Storage Read'],
+    });
+    expect((await cf.accounts.get({ account_id })).id).toBe(account_id);
+    expect((await client('kv-only').accounts.get({ account_id })).id).toBe(account_id);
+    expect(await apiError(client('d1-only').accounts.get({ account_id }))).toMatchObject({
+      status: 403,
+      code: 10000,
+    });
+    // Its one permission lets it list D1, and nothing else.
+    expect((await client('d1-only').d1.database.list({ account_id })).result.length).toBeGreaterThan(0);
+    expect(await apiError(client('d1-only').kv.namespaces.list({ account_id }))).toMatchObject({
+      status: 403,
+      code: 10000,
+    });
+    expect(
+      await apiError(client('kv-only').kv.namespaces.bulkDelete('x', { account_id, body: ['a'] })),
+    ).toMatchObject({
+      status: 403,
+      code: 10000,
+    });
+  });
+});

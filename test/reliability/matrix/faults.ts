@@ -15,8 +15,9 @@ export const FAULT_TITLES: Record<FaultKind, string> = {
   refusal: 'success:false / schema violation',
 };
 
-/** Every Cloudflare route of an erase, in the order an erase calls them. */
+/** Every Cloudflare route of a sweep, in the order it calls them: the credential check, then the erase. */
 export const CLOUDFLARE_ROUTES = [
+  'GET /user/tokens/verify',
   'GET /accounts/:account/workers/scripts',
   'GET /accounts/:account/workers/durable_objects/namespaces',
   'GET /accounts/:account/containers/applications',

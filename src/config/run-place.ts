@@ -1,0 +1,43 @@
+// Where a run was started: a workflow step (the action) or a terminal (the CLI). Messages that tell a
+// person what to change name it the way it is set there (`input 'pool'` or `--pool`), and say how to
+// try again there, so nobody at a terminal is told to edit a workflow.
+import { SemaphoreError } from '../semaphore/client.ts';
+import { type DescribeInput, describeActionInput } from './settings.ts';
+
+/** The secret (workflow) or environment variable (terminal) that carries each credential input. */
+export const SECRET_OF_INPUT: Readonly<Record<string, string>> = {
+  'semaphore-url': 'SEMAPHORE_URL',
+  'semaphore-token': 'SEMAPHORE_TOKEN',
+  'cloudflare-api-token': 'CLOUDFLARE_API_TOKEN',
+  'cloudflare-account-id': 'CLOUDFLARE_ACCOUNT_ID',
+  'cloudflare-api-base-url': 'CLOUDFLARE_API_BASE_URL',
+};
+
+export interface RunPlace {
+  /** How a setting is named where the user sets it: `input 'pool'`, `--pool`. */
+  describeInput: DescribeInput;
+  /** Where a credential comes from: "input 'semaphore-token' (the SEMAPHORE_TOKEN secret)". */
+  credential(input: string): string;
+  /** What to do once a fix is in, ending a sentence: "run the preview-gc workflow again". */
+  rerun: string;
+}
+
+export const ACTION_PLACE: RunPlace = {
+  describeInput: describeActionInput,
+  credential: (input) => {
+    const secret = SECRET_OF_INPUT[input];
+    return secret === undefined
+      ? describeActionInput(input)
+      : `${describeActionInput(input)} (the ${secret} secret in the README's workflows)`;
+  },
+  rerun: 'run the preview-gc workflow again',
+};
+
+/**
+ * The semaphore refused the token (401), or the client could not send it: the client's message says
+ * so and that nothing was changed; this adds where the token comes from here and what it must be.
+ */
+export function semaphoreRefusedToken(error: unknown, place: RunPlace): string | undefined {
+  if (!(error instanceof SemaphoreError) || error.code !== 'unauthorized') return undefined;
+  return `${error.message}. The token comes from ${place.credential('semaphore-token')}: it must be the value set on the semaphore Worker with wrangler secret put SEMAPHORE_TOKEN (docs/semaphore.md).`;
+}
