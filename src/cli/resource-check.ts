@@ -2,12 +2,11 @@
 // so a slot whose database is missing would only fail at its first erase, after a pull request used
 // it. With Cloudflare credentials every slot is checked with one listing per kind, shared by all
 // slots; without them the command says it did not check.
-import { checkCredentials, describeCredentialProblem } from '../cloudflare/credentials.ts';
+import { describeCredentialProblem } from '../cloudflare/credentials.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import type { Settings } from '../config/settings.ts';
 import { resourcesForSlot, type SlotConfig, type SlotResources } from '../config/slot-config.ts';
-import { connect } from '../gc/cloudflare-connection.ts';
 import { createPacer } from '../gc/cloudflare-eraser.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure } from './spec.ts';
@@ -90,7 +89,9 @@ export async function checkSlotResources(
     deadlineAt: Date.now() + CHECK_DEADLINE_MS,
     signal: io.signal,
   };
-  const { account, resolver } = connect(options, createPacer(options));
+  // The Cloudflare client is loaded only here, as the erase loads it: a command without a check never parses it.
+  const { connect } = await import('../gc/cloudflare-connection.ts');
+  const { account, resolver, checkCredentials } = connect(options, createPacer(options));
   const credentials = await checkCredentials(account, resolver.probes(config.resources));
   if (credentials !== null) {
     io.err(

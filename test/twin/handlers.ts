@@ -8,8 +8,8 @@ import { d1Routes } from './routes-d1.ts';
 import { kvRoutes } from './routes-kv.ts';
 import { queuesRoutes } from './routes-queues.ts';
 import { r2Routes } from './routes-r2.ts';
-import { vectorizeRoutes } from './routes-vectorize.ts';
 import { tokenRoutes } from './routes-tokens.ts';
+import { vectorizeRoutes } from './routes-vectorize.ts';
 import { workersRoutes } from './routes-workers.ts';
 
 export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
