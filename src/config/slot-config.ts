@@ -1,14 +1,20 @@
 // The slot config (a YAML file in the user's repository) says which Cloudflare resources make up
 // one preview slot. It is validated completely before any network call, and every problem names the
 // file, the place inside it (`resources.r2[1].expire.after`, line:column) and what to write instead.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { closestWord } from './did-you-mean.ts';
 import { parseDurationSeconds } from './duration.ts';
-import { firstMatchingGlob } from './glob.ts';
+import { firstMatchingGlob, firstProtectedWord } from './glob.ts';
 
-export const DEFAULT_PROTECT: readonly string[] = ['*-prd*', '*-prod*', '*-production*'];
+/** Words no slot's resource name may contain, in any case: see `protect-words` in docs/config.md. */
+export const DEFAULT_PROTECT_WORDS: readonly string[] = ['prod', 'production', 'prd'];
+/**
+ * A slot config lists templates, not slots: a mebibyte is far more than any needs, and the bound
+ * keeps reading and validating it well under a second.
+ */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 export const R2_JURISDICTIONS = ['default', 'eu', 'us', 'fedramp', 'fedramp-high'] as const;
 export type R2Jurisdiction = (typeof R2_JURISDICTIONS)[number];
 
@@ -33,7 +39,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** A resource name of a slot matched a `protect` pattern: the slot is refused before any call. */
+/** A resource name of a slot is protected (`protect-words`, `protect`): the slot is refused before any call. */
 export class ProtectedResourceError extends ConfigError {
   constructor(file: string, slot: string, problems: readonly ConfigProblem[]) {
     super(file, problems, `refusing to touch slot '${slot}' (no Cloudflare call was made)`);
@@ -76,7 +82,10 @@ export interface SlotConfig {
   file: string;
   pool: string;
   resources: { workers: WorkerTemplate[]; d1: D1Template[]; kv: KvTemplate[]; r2: R2Template[] };
+  /** Globs a resource name may not match. */
   protect: string[];
+  /** Words a resource name may not contain. */
+  protectWords: string[];
   /** Line and column of every name template by its path (`resources.d1[0].name`), for messages. */
   positions: Record<string, { line: number; column: number }>;
 }
@@ -103,13 +112,36 @@ export interface SlotR2 extends Origin {
   jurisdiction: R2Jurisdiction;
   expire: R2Expiry;
 }
-/** The concrete resources of one slot, every name expanded and checked against `protect`. */
+/** The concrete resources of one slot, every name expanded and checked against `protect` and `protect-words`. */
 export interface SlotResources {
   slot: string;
   workers: SlotWorker[];
   d1: SlotD1[];
   kv: SlotKv[];
   r2: SlotR2[];
+}
+
+export type ResourceKind = 'workers' | 'd1' | 'kv' | 'r2';
+
+/** One name template of the config and where it is: `resources.d1[0].name`. */
+interface NameTemplate {
+  kind: ResourceKind;
+  path: string;
+  template: string;
+}
+
+/** The key that holds the name template, by kind. */
+const NAME_KEYS = { workers: 'name', d1: 'name', kv: 'title', r2: 'bucket' } as const;
+
+/** Every name template, in the order of the file (kind by kind). */
+function nameTemplatesOf(resources: Record<ResourceKind, readonly object[]>): NameTemplate[] {
+  return (Object.keys(NAME_KEYS) as ResourceKind[]).flatMap((kind) =>
+    resources[kind].map((item, index) => {
+      const key = NAME_KEYS[kind];
+      const template = String((item as Record<string, unknown>)[key]);
+      return { kind, path: `resources.${kind}[${index}].${key}`, template };
+    }),
+  );
 }
 
 const PLACEHOLDERS = ['slot', 'n'];
@@ -205,9 +237,12 @@ const schema = z.strictObject({
     .refine((resources) => Object.values(resources).some((list) => list.length > 0), {
       message: 'lists no resource to erase; write e.g. d1: [{ name: "app-{slot}-db" }] under resources',
     }),
-  protect: z
-    .array(z.string().min(1, 'must not be empty; write e.g. "*-prod*"'))
-    .default([...DEFAULT_PROTECT]),
+  protect: z.array(z.string().min(1, 'must not be empty; write e.g. "*-live*"')).default([]),
+  'protect-words': z
+    .array(
+      z.string().regex(/^[\p{L}\p{N}]{1,63}$/u, 'must be one word of letters and digits; write e.g. prod'),
+    )
+    .default([...DEFAULT_PROTECT_WORDS]),
 });
 
 type Segment = string | number;
@@ -236,8 +271,10 @@ const EXAMPLES: Record<string, string> = {
   'resources.r2[].expire.id': 'id: expire-preview-files',
   'resources.r2[].expire.prefix': 'prefix: "backups/"',
   'resources.r2[].expire.after': 'after: 3h',
-  protect: 'protect: ["*-prod*"]',
-  'protect[]': '"*-prod*"',
+  protect: 'protect: ["*-live*"]',
+  'protect[]': '"*-live*"',
+  'protect-words': 'protect-words: [prod, production, prd]',
+  'protect-words[]': 'prod',
 };
 
 function formatPath(path: readonly Segment[]): string {
@@ -376,6 +413,8 @@ function problemsOf(
 
 /** Parses and validates the text of a slot config; `fileName` is only used in messages. */
 export function parseSlotConfig(text: string, fileName: string): SlotConfig {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CONFIG_BYTES) throw tooLarge(fileName, bytes);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const [syntaxError] = doc.errors;
@@ -398,50 +437,28 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   const parsed = schema.safeParse(doc.toJS(), { reportInput: true });
   if (!parsed.success) throw new ConfigError(fileName, problemsOf(doc, lineCounter, parsed.error.issues));
 
-  const { pool, resources, protect } = parsed.data;
-  const pathsOf = (kind: string, key: string, names: string[]): [string, string][] =>
-    names.map((name, index) => [`resources.${kind}[${index}].${key}`, name]);
-  const templates = [
-    ...pathsOf(
-      'workers',
-      'name',
-      resources.workers.map((worker) => worker.name),
-    ),
-    ...pathsOf(
-      'd1',
-      'name',
-      resources.d1.map((database) => database.name),
-    ),
-    ...pathsOf(
-      'kv',
-      'title',
-      resources.kv.map((namespace) => namespace.title),
-    ),
-    ...pathsOf(
-      'r2',
-      'bucket',
-      resources.r2.map((bucket) => bucket.bucket),
-    ),
-  ];
+  const { pool, resources, protect, 'protect-words': protectWords } = parsed.data;
+  const templates = nameTemplatesOf(resources);
   const positions = Object.fromEntries(
-    templates.flatMap(([path]) => {
+    templates.flatMap(({ path }) => {
       const position = locate(doc, lineCounter, segmentsOf(path), false);
       return position ? [[path, position]] : [];
     }),
   );
-  const duplicates = templates.flatMap(([path, name], index) => {
-    const first = templates.findIndex(([other, otherName]) => otherName === name && sameKind(other, path));
-    const firstPath = templates[first]?.[0];
-    return first === index || firstPath === undefined
-      ? []
-      : [
-          {
-            path,
-            ...positions[path],
-            message: `'${name}' is listed twice (also at ${firstPath}); remove one of them`,
-          },
-        ];
-  });
+  // One pass with a map: a config of many templates must not take quadratic time to refuse.
+  const firstPathOf = new Map<string, string>();
+  const duplicates: ConfigProblem[] = [];
+  for (const { kind, path, template } of templates) {
+    const key = `${kind}\u0000${template}`;
+    const firstPath = firstPathOf.get(key);
+    if (firstPath === undefined) firstPathOf.set(key, path);
+    else
+      duplicates.push({
+        path,
+        ...positions[path],
+        message: `'${template}' is listed twice (also at ${firstPath}); remove one of them`,
+      });
+  }
   if (duplicates.length > 0) throw new ConfigError(fileName, duplicates);
 
   return {
@@ -461,6 +478,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
       })),
     },
     protect,
+    protectWords,
     positions,
   };
 }
@@ -473,21 +491,29 @@ function segmentsOf(path: string): Segment[] {
   });
 }
 
-function sameKind(a: string, b: string): boolean {
-  return a.replace(/\[\d+\].*/, '') === b.replace(/\[\d+\].*/, '');
-}
-
 const EXAMPLE_FILE = `pool: preview-slot
 resources:
   d1:
     - name: app-{slot}-db`;
 
-/** Reads and validates the slot config at `path`. */
+function tooLarge(file: string, bytes: number): ConfigError {
+  return new ConfigError(file, [
+    {
+      path: '',
+      message: `is ${bytes.toLocaleString('en-US')} bytes, more than the ${MAX_CONFIG_BYTES.toLocaleString('en-US')} (1 MiB) a slot config may have; it lists the templates of one slot, not the slots themselves (see docs/config.md)`,
+    },
+  ]);
+}
+
+/** Reads and validates the slot config at `path`; a file over the size limit is not even read. */
 export async function loadSlotConfig(path: string): Promise<SlotConfig> {
   let text: string;
   try {
+    const { size } = await stat(path);
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(path, size);
     text = await readFile(path, 'utf8');
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new ConfigError(path, [
       {
@@ -502,6 +528,11 @@ export async function loadSlotConfig(path: string): Promise<SlotConfig> {
 }
 
 const SLOT_SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
+
+/** What `{n}` stands for: the last run of digits in the slug. */
+function lastNumberOf(slug: string): string | undefined {
+  return /(\d+)(?!.*\d)/.exec(slug)?.[1];
+}
 
 function expand(
   template: string,
@@ -518,9 +549,18 @@ function expand(
   return name.length > 0 ? { name } : { problem: `expands to an empty name at ${path}` };
 }
 
+/** Why a name is protected (`contains the protected word 'prod'`), or undefined. */
+function protectionOf(name: string, config: SlotConfig): string | undefined {
+  const word = firstProtectedWord(name, config.protectWords);
+  if (word !== undefined) return `contains the protected word '${word}' (protect-words)`;
+  const glob = firstMatchingGlob(name, config.protect);
+  return glob === undefined ? undefined : `matches the protect pattern '${glob}'`;
+}
+
 /**
  * The concrete resources of slot `slug`: every template expanded ({slot} = the slug, {n} = the last
- * number in it) and every name checked against `protect`. Any refusal throws before any call.
+ * number in it) and every name checked against `protect-words` and `protect`. Any refusal throws
+ * before any call.
  */
 export function resourcesForSlot(config: SlotConfig, slug: string): SlotResources {
   if (!SLOT_SLUG.test(slug)) {
@@ -531,7 +571,7 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
       },
     ]);
   }
-  const number = /(\d+)(?!.*\d)/.exec(slug)?.[1];
+  const number = lastNumberOf(slug);
   const problems: ConfigProblem[] = [];
   const protectedNames: ConfigProblem[] = [];
   const name = (template: string, path: string): string => {
@@ -540,12 +580,12 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
       problems.push({ path, ...config.positions[path], message: expanded.problem });
       return '';
     }
-    const glob = firstMatchingGlob(expanded.name, config.protect);
-    if (glob !== undefined) {
+    const protection = protectionOf(expanded.name, config);
+    if (protection !== undefined) {
       protectedNames.push({
         path,
         ...config.positions[path],
-        message: `'${template}' expands to '${expanded.name}', which matches the protect pattern '${glob}'; rename the template or the slot so no slot name can reach production`,
+        message: `'${template}' expands to '${expanded.name}', which ${protection}; rename the template or the slot so no slot name can reach production`,
       });
     }
     return expanded.name;

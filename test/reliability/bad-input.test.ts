@@ -288,7 +288,7 @@ describe('bad slot config files: refused before any network call, naming the fil
     [
       'a 10 MB file',
       `pool: p\nresources:\n  d1:\n    - name: a-{slot}\n# ${'x'.repeat(TEN_MB)}\nprotect: 7\n`,
-      /protect: must be a list, got number 7/,
+      /is [\d,]+ bytes, more than the 1,048,576 \(1 MiB\) a slot config may have/,
     ],
   ];
   it.each(cases)('%s', async (name, text, message) => {
