@@ -20,7 +20,9 @@ export const slotsAddCommand: CommandSpec = {
   async run(parsed, io) {
     const slugs = checkedSlugs(parsed.positionals, 'preview-gc slots add <slug>...');
     const { pool, semaphore, config } = await connectPool(slotsAddCommand, parsed, io);
-    refuseUnderConfig(config, slugs);
+    // The slots already in the pool matter only to check the new ones' names against a config.
+    const inPool = config === null ? [] : (await semaphore.list(pool)).resources.map((slot) => slot.slug);
+    refuseUnderConfig(config, slugs, inPool);
     const planned: SlotChange[] = slugs.map((slug) => ({ slug, action: 'add', reason: 'asked for' }));
     const changes = await applyChanges(semaphore, pool, planned);
     return printChanges(io, { pool, dryRun: false, changes, json: parsed.values.json === true });

@@ -98,9 +98,12 @@ export const slotsSyncCommand: CommandSpec = {
     const { pool, semaphore, config } = await connectPool(slotsSyncCommand, parsed, io);
     const listing = await semaphore.list(pool);
     const plan = planSync(listing.resources, wanted, parsed.values.prune === true);
+    const slugsOf = (wanted: (action: SlotChange['action']) => boolean) =>
+      plan.filter((change) => wanted(change.action)).map((change) => change.slug);
     refuseUnderConfig(
       config,
-      plan.filter((change) => change.action === 'add').map((change) => change.slug),
+      slugsOf((action) => action === 'add'),
+      slugsOf((action) => action === 'unchanged' || action === 'keep'),
     );
     const changes = dryRun ? plan : await applyChanges(semaphore, pool, plan);
     return printChanges(io, {

@@ -4,6 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { shellCommand } from '../report/shell.ts';
 import { closestWord } from './did-you-mean.ts';
 import { parseDurationSeconds } from './duration.ts';
 import { firstMatchingGlob, firstProtectedWord } from './glob.ts';
@@ -122,6 +123,13 @@ export interface SlotResources {
 }
 
 export type ResourceKind = 'workers' | 'd1' | 'kv' | 'r2';
+
+const KIND_NAMES: Record<ResourceKind, string> = {
+  workers: 'Worker',
+  d1: 'D1 database',
+  kv: 'KV namespace',
+  r2: 'R2 bucket',
+};
 
 /** One name template of the config and where it is: `resources.d1[0].name`. */
 interface NameTemplate {
@@ -626,4 +634,60 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
     throw new ConfigError(config.file, problems, `cannot name the resources of slot '${slug}'`);
   if (protectedNames.length > 0) throw new ProtectedResourceError(config.file, slug, protectedNames);
   return resources;
+}
+
+/** A resource name one slot maps to, and the template it comes from. */
+interface SlotName extends NameTemplate {
+  slot: string;
+  name: string;
+}
+
+/** The names slot `slug` maps to; a template it cannot expand is left out (resourcesForSlot refuses it). */
+function namesOfSlot(config: SlotConfig, slug: string): SlotName[] {
+  if (!SLOT_SLUG.test(slug)) return [];
+  const number = lastNumberOf(slug);
+  return nameTemplatesOf(config.resources).flatMap((template) => {
+    const expanded = expand(template.template, slug, number, template.path);
+    return 'name' in expanded ? [{ ...template, slot: slug, name: expanded.name }] : [];
+  });
+}
+
+function sharedNameMessage(config: SlotConfig, first: SlotName, second: SlotName): string {
+  const where = (name: SlotName) => {
+    const position = config.positions[name.path];
+    const at = position === undefined ? '' : `:${position.line}:${position.column}`;
+    return `${config.file}${at} ${name.path} '${name.template}'`;
+  };
+  const templates = first.path === second.path ? where(first) : `${where(first)} and ${where(second)}`;
+  const fix = [first, second].some((name) => name.template.includes('{n}'))
+    ? 'use {slot} instead of {n} in the template'
+    : 'change the template so that every slot names its own resource';
+  const remove = shellCommand(['preview-gc', 'slots', 'remove', second.slot]);
+  return `slots '${first.slot}' and '${second.slot}' both map to the ${KIND_NAMES[first.kind]} '${first.name}' (${templates}): erasing one would erase the other's data, so both are refused. Fix: ${fix}, or take one of the two slots out of the pool${remove === null ? '' : ` (${remove})`}`;
+}
+
+/**
+ * One owner per resource name. For every slot among `slugs` (a pool's listing, or the slots it is
+ * about to have) that maps to a resource name another of them maps to as well: why it is refused,
+ * one message per shared name. Erasing such a slot would erase the data of the other, whoever holds
+ * it, so both are refused before any call. Linear in slots × templates.
+ */
+export function sharedResourceNames(config: SlotConfig, slugs: readonly string[]): Map<string, string[]> {
+  const owners = new Map<string, SlotName>();
+  const refusals = new Map<string, string[]>();
+  const refuse = (slug: string, message: string) =>
+    refusals.set(slug, [...(refusals.get(slug) ?? []), message]);
+  for (const slug of new Set(slugs)) {
+    for (const name of namesOfSlot(config, slug)) {
+      const key = `${name.kind}\u0000${name.name}`;
+      const owner = owners.get(key);
+      if (owner === undefined) owners.set(key, name);
+      else if (owner.slot !== slug) {
+        const message = sharedNameMessage(config, owner, name);
+        refuse(owner.slot, message);
+        refuse(slug, message);
+      }
+    }
+  }
+  return refusals;
 }

@@ -3,6 +3,7 @@
 // only a warning because the next acquirer or sweep erases the slot anyway.
 import { randomUUID } from 'node:crypto';
 import type { RunReport } from '../report/model.ts';
+import { shellCommand } from '../report/shell.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
 import { type CommandContext, type EraseOutcome, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
 import {
@@ -11,6 +12,7 @@ import {
   type OutcomeOfErase,
   type ReportBase,
   releaseHeldLease,
+  UNPASTABLE_NEXT_STEP,
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
@@ -23,6 +25,14 @@ export interface CleanupOptions {
 
 export function holderOfPullRequest(pullRequest: number): string {
   return `pr-${pullRequest}`;
+}
+
+/** The command that ends the closed pull request's lease by hand (`release --force` checks the holder first). */
+function forceReleaseStep(slug: string): string {
+  const command = shellCommand(['preview-gc', 'release', '--slot', slug, '--force']);
+  return command === null
+    ? UNPASTABLE_NEXT_STEP
+    : `${command}   # only while the closed pull request still holds it`;
 }
 
 const cleanupOutcomeOf: OutcomeOfErase = (erase) =>
@@ -59,6 +69,7 @@ async function cleanupSlot(
   ctx: CommandContext,
   slot: Slot,
   options: CleanupOptions,
+  poolSlugs: readonly string[],
 ): Promise<UntimedSlotReport> {
   const base: ReportBase = {
     slug: slot.slug,
@@ -79,7 +90,7 @@ async function cleanupSlot(
       ...base,
       outcome: 'release-failed',
       problem: `the pull request's lease could not be released: ${describeError(error)}`,
-      nextStep: `preview-gc release --slot ${slot.slug} --force   # only while ${slot.holder ?? 'its holder'} still holds it`,
+      nextStep: forceReleaseStep(slot.slug),
     };
   }
   if (lease === null) {
@@ -89,7 +100,7 @@ async function cleanupSlot(
       problem: 'someone took the slot as soon as it was free; they erase it on entry',
     };
   }
-  const refusal = ctx.eraser.refusal(slot.slug);
+  const refusal = ctx.eraser.refusal(slot.slug, poolSlugs);
   if (refusal !== null) {
     const refused: EraseOutcome = {
       status: 'failed',
@@ -111,7 +122,8 @@ export async function runCleanup(
   const held = listing.resources.filter((slot) => slot.leaseState === 'leased' && slot.holder === holder);
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: held.length });
 
-  const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options));
+  const poolSlugs = listing.resources.map((slot) => slot.slug);
+  const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options, poolSlugs));
   return {
     command: 'cleanup',
     dryRun: options.dryRun,

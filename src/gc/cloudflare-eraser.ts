@@ -6,7 +6,12 @@ import { type EraseResult, eraseSlot } from '../cloudflare/erase.ts';
 import type { StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
-import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
+import {
+  ConfigError,
+  resourcesForSlot,
+  type SlotConfig,
+  sharedResourceNames,
+} from '../config/slot-config.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
 
@@ -66,6 +71,15 @@ function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
   };
 }
 
+/** sharedResourceNames of a listing, worked out once per listing rather than once per slot. */
+function sharedNamesOfPool(config: SlotConfig): (pool: readonly string[]) => Map<string, string[]> {
+  let last: { pool: readonly string[]; refusals: Map<string, string[]> } | undefined;
+  return (pool) => {
+    if (last?.pool !== pool) last = { pool, refusals: sharedResourceNames(config, pool) };
+    return last.refusals;
+  };
+}
+
 export function createCloudflareEraser(
   config: SlotConfig,
   options: CloudflareEraserOptions,
@@ -84,15 +98,16 @@ export function createCloudflareEraser(
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
   const resolver = new NameResolver(account);
+  const sharedNames = sharedNamesOfPool(config);
   const eraser: SlotEraser = {
-    refusal(slug) {
+    refusal(slug, pool) {
       try {
         resourcesForSlot(config, slug);
-        return null;
       } catch (error) {
         if (error instanceof ConfigError) return error.message;
         throw error;
       }
+      return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
     async erase({ slug, fence, dryRun }) {
       const result = await eraseSlot({

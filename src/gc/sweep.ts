@@ -69,6 +69,7 @@ async function reclaimSlot(
   ctx: CommandContext,
   candidate: SelectedSlot,
   options: GcOptions,
+  poolSlugs: readonly string[],
 ): Promise<UntimedSlotReport> {
   const base: ReportBase = {
     slug: candidate.slot.slug,
@@ -86,7 +87,7 @@ async function reclaimSlot(
       problem: 'not started: the run reached its deadline (`deadline-minutes`)',
     };
   }
-  const refusal = ctx.eraser.refusal(base.slug);
+  const refusal = ctx.eraser.refusal(base.slug, poolSlugs);
   if (refusal !== null) {
     return {
       ...base,
@@ -121,7 +122,10 @@ export async function runGc(
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: selection.selected.length });
 
   const candidates = selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug }));
-  const slots = await workThroughSlots(ctx, candidates, (candidate) => reclaimSlot(ctx, candidate, options));
+  const poolSlugs = listing.resources.map((slot) => slot.slug);
+  const slots = await workThroughSlots(ctx, candidates, (candidate) =>
+    reclaimSlot(ctx, candidate, options, poolSlugs),
+  );
 
   // The pool is listed again only when this run changed it: a quiet sweep stays at one call.
   const changedPool = !options.dryRun && slots.some((slot) => slot.generation !== undefined);

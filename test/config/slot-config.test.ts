@@ -8,6 +8,7 @@ import {
   ProtectedResourceError,
   parseSlotConfig,
   resourcesForSlot,
+  sharedResourceNames,
 } from '../../src/config/slot-config.ts';
 import { DESIGN_EXAMPLE } from './design-example.ts';
 
@@ -357,5 +358,42 @@ describe('the size of a slot config', () => {
       "'db7-{slot}' is listed twice (also at resources.d1[7].name); remove one of them",
       "'db19999-{slot}' is listed twice (also at resources.d1[19999].name); remove one of them",
     ]);
+  });
+});
+
+describe('sharedResourceNames: one owner per resource name', () => {
+  const numbered = parseSlotConfig(
+    'pool: p\nresources:\n  workers: [{ name: "app-{slot}" }]\n  d1: [{ name: "app-{n}-db" }]\n',
+    FILE,
+  );
+
+  it('refuses both slots that map to one name, naming the two slots, the template and the fix', () => {
+    const refused = sharedResourceNames(numbered, ['preview-1', 'preview-2', 'staging-1']);
+    expect([...refused.keys()].sort()).toEqual(['preview-1', 'staging-1']);
+    const [message] = refused.get('staging-1') ?? [];
+    expect(message).toBe(
+      "slots 'preview-1' and 'staging-1' both map to the D1 database 'app-1-db' (.github/preview-slots.yml:4:16 resources.d1[0].name 'app-{n}-db'): erasing one would erase the other's data, so both are refused. Fix: use {slot} instead of {n} in the template, or take one of the two slots out of the pool (preview-gc slots remove staging-1)",
+    );
+    expect(refused.get('preview-1')).toEqual([message]);
+  });
+
+  it('finds a name two different templates give two slots', () => {
+    const mixed = parseSlotConfig(
+      'pool: p\nresources:\n  d1:\n    - name: "{slot}-db"\n    - name: "preview-{n}-db"\n',
+      FILE,
+    );
+    const refused = sharedResourceNames(mixed, ['preview-1', 'staging-1']);
+    expect(refused.get('preview-1')?.[0]).toMatch(
+      /both map to the D1 database 'preview-1-db' \(.*resources\.d1\[0\]\.name '\{slot\}-db' and .*resources\.d1\[1\]\.name 'preview-\{n\}-db'\)/,
+    );
+  });
+
+  it('lets {slot} templates, different numbers and different kinds be', () => {
+    expect(sharedResourceNames(numbered, ['preview-1', 'preview-2', 'preview-3']).size).toBe(0);
+    const kinds = parseSlotConfig(
+      'pool: p\nresources:\n  d1: [{ name: "x-{n}" }]\n  kv: [{ title: "x-{n}" }]\n',
+      FILE,
+    );
+    expect(sharedResourceNames(kinds, ['a-1', 'a-2']).size).toBe(0);
   });
 });

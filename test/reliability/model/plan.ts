@@ -64,5 +64,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 export const planArbitrary: fc.Arbitrary<Plan> = fc.record({
   start: fc.tuple(slotStart, slotStart),
+  names: fc.oneof(
+    { weight: 4, arbitrary: fc.constant('own' as const) },
+    { weight: 1, arbitrary: fc.constant('shared' as const) },
+  ),
   steps: fc.array(step, { minLength: 2, maxLength: 14 }),
 });

@@ -26,7 +26,8 @@ export interface RunnerObserver {
   granted(runner: Runner, lease: Lease): void;
   fenced(runner: Runner, ok: boolean): void;
   released(runner: Runner, slug: string, answer: { released: boolean; dirty: boolean }, clean: boolean): void;
-  destructive(runner: Runner, method: string, path: string): void;
+  /** Checked before the call goes out (the world may look at the semaphore meanwhile). */
+  destructive(runner: Runner, method: string, path: string): Promise<void>;
   note(line: string): void;
 }
 
@@ -207,7 +208,7 @@ export class Runner {
       if (isDestructive(method, url.pathname, bodyText(init))) {
         await this.stop('change');
         this.destructiveCalls.push(`${method} ${url.pathname}`);
-        this.options.observer.destructive(this, method, url.pathname);
+        await this.options.observer.destructive(this, method, url.pathname);
       }
       this.calls.cloudflare += 1;
       const fault = this.takeFault('cloudflare', this.calls.cloudflare);

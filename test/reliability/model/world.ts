@@ -10,7 +10,14 @@ import type { Lease, Slot } from '../../../src/semaphore/protocol.ts';
 import { expectedExitCode } from '../../support/exit-policy.ts';
 import { secretLeaks, summaryEscapeProblems } from '../../support/run-checks.ts';
 import { advanceClock } from '../../support/test-clock.ts';
-import { eraseStepOf, isErased, slotContents, slotSeed, tenantData } from '../../support/twin-slot.ts';
+import {
+  eraseStepOf,
+  isErased,
+  slotContents,
+  slotPathMarkers,
+  slotSeed,
+  tenantData,
+} from '../../support/twin-slot.ts';
 import { startTwin, type Twin } from '../../twin/twin.ts';
 import { type RunFault, Runner, type RunnerName, type RunnerObserver, type StopKind } from './runner.ts';
 
@@ -23,13 +30,21 @@ const ADVANCE_MS = {
   'past-gc-lease': GC_LEASE_MS + 60_000,
 };
 
+/** A slot config and its file. */
+export interface ModelConfig {
+  config: SlotConfig;
+  path: string;
+}
+
 export interface ModelEnv {
   semaphore: LocalSemaphore;
   client: SemaphoreClient;
-  config: SlotConfig;
-  configPath: string;
+  /** `own`: every slot names its own resources; `shared`: both slots of a world name the same ones. */
+  configs: Record<SlotNames, ModelConfig>;
   cloudflareToken: string;
 }
+
+export type SlotNames = 'own' | 'shared';
 
 export type SlotStart = 'clean' | 'dirty' | 'live' | 'expired';
 
@@ -45,6 +60,8 @@ export type Step =
 
 export interface Plan {
   start: [SlotStart, SlotStart];
+  /** Whether the two slots name their own resources or share them (a config gc must refuse). */
+  names: SlotNames;
   steps: Step[];
 }
 
@@ -83,22 +100,35 @@ export class World implements RunnerObserver {
 
   private readonly env: ModelEnv;
   readonly pool: string;
+  /** Both end in 1, so that a `shared` config ({n}) gives them the same resources. */
   readonly slugs: [string, string];
   private readonly twin: Twin;
+  private readonly names: SlotNames;
 
-  private constructor(env: ModelEnv, pool: string, slugs: [string, string], twin: Twin) {
+  private constructor(env: ModelEnv, pool: string, slugs: [string, string], twin: Twin, names: SlotNames) {
     this.env = env;
     this.pool = pool;
     this.slugs = slugs;
     this.twin = twin;
+    this.names = names;
   }
 
-  static async create(env: ModelEnv, id: string, start: Plan['start']): Promise<World> {
-    const slugs: [string, string] = [`${id}-a`, `${id}-b`];
-    const clean = slugs.filter((_, index) => start[index] === 'clean');
-    const twin = await startTwin({ token: env.cloudflareToken, seed: slotSeed(env.config, slugs, clean) });
-    const world = new World(env, `model-${id}`, slugs, twin);
-    await world.seed(start);
+  private get config(): SlotConfig {
+    return this.env.configs[this.names].config;
+  }
+
+  static async create(env: ModelEnv, id: string, plan: Pick<Plan, 'start' | 'names'>): Promise<World> {
+    const slugs: [string, string] = [`${id}-a-1`, `${id}-b-1`];
+    const clean = slugs.filter((_, index) => plan.start[index] === 'clean');
+    const { config } = env.configs[plan.names];
+    // Shared resources are seeded once, empty only when both slots start clean.
+    const seed =
+      plan.names === 'own'
+        ? slotSeed(config, slugs, clean)
+        : slotSeed(config, [slugs[0]], clean.length === 2 ? [slugs[0]] : []);
+    const twin = await startTwin({ token: env.cloudflareToken, seed });
+    const world = new World(env, `model-${id}`, slugs, twin, plan.names);
+    await world.seed(plan.start);
     return world;
   }
 
@@ -131,7 +161,7 @@ export class World implements RunnerObserver {
       if (state === 'dirty') await client.release({ type: this.pool, slug, leaseId: lease.leaseId });
     }
     if (start.includes('expired')) await advanceClock(this.env.semaphore, this.pool, 2_000);
-    this.trace.push(`start ${start.join('/')}`);
+    this.trace.push(`start ${start.join('/')}, ${this.names} names`);
   }
 
   private grant(lease: Lease, force: boolean): void {
@@ -148,7 +178,7 @@ export class World implements RunnerObserver {
 
   /** A tenant deploys into the slot it got: new rows, keys and a redeployed Worker. */
   private moveIn(lease: Lease, who: string): void {
-    this.twin.seed(tenantData(this.env.config, lease.slug, who));
+    this.twin.seed(tenantData(this.config, lease.slug, who));
     this.leases.set(who, lease);
   }
 
@@ -290,7 +320,7 @@ export class World implements RunnerObserver {
       observer: this,
       inputs: {
         command: 'gc',
-        config: this.env.configPath,
+        config: this.env.configs[this.names].path,
         pool: this.pool,
         'dry-run': String(dryRun),
         'semaphore-url': this.env.semaphore.url,
@@ -334,7 +364,7 @@ export class World implements RunnerObserver {
     });
     this.trace.push(`${runner.name} released ${slug}${clean ? ' clean' : ''}: ${answer.released}`);
     // Clean means verified: a slot the semaphore now calls clean has nothing left in it.
-    if (answer.released && !answer.dirty && !isErased(slotContents(this.twin, this.env.config, slug))) {
+    if (answer.released && !answer.dirty && !isErased(slotContents(this.twin, this.config, slug))) {
       this.violate(`${runner.name} released ${slug} clean, but it still holds data`);
     }
   }
@@ -344,14 +374,34 @@ export class World implements RunnerObserver {
    * only newer ones are a person's force acquires made after its last fence (the fence stops the
    * erase before the next step; the step in flight finishes).
    */
-  destructive(runner: Runner, method: string, path: string): void {
+  async destructive(runner: Runner, method: string, path: string): Promise<void> {
     count('destructive calls checked');
+    await this.checkNameOwners(runner, method, path);
     const current = runner.current;
     const forced = (g: Grant) => g.slug === current?.slug && g.force && g.generation > current.generation;
     if (this.grants.some(forced)) count('destructive calls after a force (the step in flight)');
     const problem = this.destructiveProblem(runner, path);
     if (problem !== undefined) {
       this.violate(`${runner.name} ${method} ${path.replace(/^.*\/accounts\/[^/]+/, '')}: ${problem}`);
+    }
+  }
+
+  /**
+   * One owner per resource name: a change may touch another slot's resources (a config that gives two
+   * slots one name) only while nobody holds that slot. The semaphore says who does, right now.
+   */
+  private async checkNameOwners(runner: Runner, method: string, path: string): Promise<void> {
+    const others = this.slugs.filter((slug) => slug !== runner.current?.slug);
+    const touched = others.filter((slug) =>
+      slotPathMarkers(this.twin, this.config, slug).some((marker) => `${path}/`.includes(marker)),
+    );
+    if (touched.length === 0) return;
+    const listing = await this.env.client.list(this.pool);
+    for (const slot of listing.resources.filter((candidate) => touched.includes(candidate.slug))) {
+      if (slot.leaseState === 'leased' && !slot.expired)
+        this.violate(
+          `${runner.name} ${method} ${path.replace(/^.*\/accounts\/[^/]+/, '')} erased a name of ${slot.slug}, under the live lease of ${slot.holder}`,
+        );
     }
   }
 
@@ -380,11 +430,12 @@ export class World implements RunnerObserver {
     const slots = new Map(listing.resources.map((slot) => [slot.slug, slot]));
     for (const runner of this.finished) this.verifyRunner(runner);
     this.verifyGcLeases(slots, listing.now);
-    for (const slot of listing.resources) {
+    // With shared names a clean slot's resources hold the other slot's data: only gc's refusal counts.
+    for (const slot of this.names === 'own' ? listing.resources : []) {
       if (
         slot.leaseState === 'available' &&
         !slot.dirty &&
-        !isErased(slotContents(this.twin, this.env.config, slot.slug))
+        !isErased(slotContents(this.twin, this.config, slot.slug))
       ) {
         this.violate(`${slot.slug} is available and clean, but holds data`);
       }
@@ -431,7 +482,14 @@ export class World implements RunnerObserver {
         `${runner.name} reported ${slot.slug} reclaimed, but its release answered ${JSON.stringify(release ?? 'nothing')}`,
       );
     }
-    if (!runner.faultInjected && run.exitCode !== 0)
+    // With shared names gc refuses the slots it would erase: that failure is the point.
+    const refusedShared = report.slots.filter(
+      (slot) => slot.outcome === 'erase-failed' && /both map to the/.test(slot.problem ?? ''),
+    );
+    for (const _ of refusedShared) count('shared names refused');
+    if (this.names === 'shared' && report.slots.some((slot) => slot.outcome === 'reclaimed'))
+      this.violate(`${runner.name} reclaimed a slot whose resources another slot names too`);
+    if (!runner.faultInjected && run.exitCode !== 0 && refusedShared.length === 0)
       this.violate(`${runner.name} failed without a fault: ${run.log.split('\n').at(-1)}`);
   }
 

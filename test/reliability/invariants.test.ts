@@ -1,0 +1,146 @@
+// The two ways an attack session erased data a live pull request holds, against the real semaphore
+// (workerd), the Cloudflare twin and the real action in-process:
+// - one owner per resource name: `d1: [{ name: app-{n}-db }]` with slots preview-1 and staging-1
+//   gives both the database app-1-db; gc must not erase it for the expired staging-1 while pr-5
+//   holds preview-1, cleanup must not erase it either, and the CLI must not build such a pool.
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
+import { SemaphoreClient } from '../../src/semaphore/client.ts';
+import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
+import { runCli } from '../cli/run-cli.ts';
+import { runActionInProcess } from '../support/in-process-action.ts';
+import { secretLeaks, summaryEscapeProblems } from '../support/run-checks.ts';
+import { advanceClock } from '../support/test-clock.ts';
+import { requestsTouching, slotContents, slotSeed } from '../support/twin-slot.ts';
+import { startTwin, type Twin } from '../twin/twin.ts';
+
+const SEMAPHORE_TOKEN = 'sem-invariants-5b2e90c4d1';
+const CLOUDFLARE_TOKEN = 'cf-invariants-a83f1e6d27';
+const SHARED_CONFIG = fileURLToPath(new URL('./fixtures/shared-n.yml', import.meta.url));
+const PR_LEASE_MS = 10 * 60_000;
+
+let semaphore: LocalSemaphore;
+let twin: Twin;
+let client: SemaphoreClient;
+let shared: SlotConfig;
+
+beforeAll(async () => {
+  shared = await loadSlotConfig(SHARED_CONFIG);
+  [semaphore, twin] = await Promise.all([
+    startLocalSemaphore({ token: SEMAPHORE_TOKEN, testClock: true }),
+    // app-1-db holds pr-5's data: preview-1's database, which staging-1 names too.
+    startTwin({ token: CLOUDFLARE_TOKEN, seed: slotSeed(shared, ['preview-1']) }),
+  ]);
+  client = new SemaphoreClient({ baseUrl: semaphore.url, token: SEMAPHORE_TOKEN });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([semaphore?.stop(), twin?.close()]);
+});
+
+function actionInputs(pool: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    config: SHARED_CONFIG,
+    pool,
+    'semaphore-url': semaphore.url,
+    'semaphore-token': SEMAPHORE_TOKEN,
+    'cloudflare-api-token': CLOUDFLARE_TOKEN,
+    'cloudflare-account-id': twin.accountId,
+    'cloudflare-api-base-url': twin.baseUrl,
+    ...extra,
+  };
+}
+
+/** A pool with preview-1 held live by pr-5 and staging-1 held by `staging`, expired or live. */
+async function sharedPool(pool: string, staging: { holder: string; expired: boolean }): Promise<void> {
+  for (const slug of ['preview-1', 'staging-1']) await client.add({ type: pool, slug });
+  await client.acquireSpecific({ type: pool, slug: 'staging-1', holder: staging.holder, leaseMs: 1_000 });
+  if (staging.expired) await advanceClock(semaphore, pool, 2_000);
+  else
+    await client.acquireSpecific({
+      type: pool,
+      slug: 'staging-1',
+      holder: staging.holder,
+      leaseMs: PR_LEASE_MS,
+      force: true,
+    });
+  await client.acquireSpecific({ type: pool, slug: 'preview-1', holder: 'pr-5', leaseMs: PR_LEASE_MS });
+}
+
+const SHARED_MESSAGE =
+  /slots 'preview-1' and 'staging-1' both map to the D1 database 'app-1-db' \(.*shared-n\.yml:6:13 resources\.d1\[0\]\.name 'app-\{n\}-db'\): erasing one would erase the other's data, so both are refused\. Fix: use \{slot\} instead of \{n\} in the template, or take one of the two slots out of the pool \(preview-gc slots remove staging-1\)/;
+
+describe('one owner per resource name', () => {
+  it('gc does not erase app-1-db for the expired staging-1 while pr-5 holds preview-1', async () => {
+    await sharedPool('shared-gc', { holder: 'pr-4', expired: true });
+    const rowsBefore = slotContents(twin, shared, 'preview-1').rows;
+    const logStart = twin.requests().length;
+    const run = await runActionInProcess(actionInputs('shared-gc', { command: 'gc' }), 'real');
+
+    expect(rowsBefore).toBeGreaterThan(0);
+    expect(slotContents(twin, shared, 'preview-1').rows).toBe(rowsBefore);
+    expect(requestsTouching(twin, shared, 'preview-1', logStart)).toEqual([]);
+    expect(run.exitCode).toBe(1);
+    expect(run.report?.slots).toMatchObject([{ slug: 'staging-1', outcome: 'erase-failed' }]);
+    expect(run.report?.slots[0]?.problem).toMatch(SHARED_MESSAGE);
+    // Nothing was acquired: staging-1 still waits, under pr-4's expired lease.
+    const staging = (await client.list('shared-gc')).resources.find((slot) => slot.slug === 'staging-1');
+    expect(staging).toMatchObject({ holder: 'pr-4', expired: true });
+    expect(run.summary).toContain('staging-1');
+    expect(secretLeaks(run, [SEMAPHORE_TOKEN, CLOUDFLARE_TOKEN])).toEqual([]);
+    expect(summaryEscapeProblems(run.summary)).toEqual([]);
+  });
+
+  it('cleanup gives the closed pull request its slot back, and erases nothing of app-1-db', async () => {
+    await sharedPool('shared-cleanup', { holder: 'pr-4', expired: false });
+    const rowsBefore = slotContents(twin, shared, 'preview-1').rows;
+    const logStart = twin.requests().length;
+    const run = await runActionInProcess(
+      actionInputs('shared-cleanup', { command: 'cleanup', 'pull-request': '4' }),
+      'real',
+    );
+
+    expect(slotContents(twin, shared, 'preview-1').rows).toBe(rowsBefore);
+    expect(requestsTouching(twin, shared, 'preview-1', logStart)).toEqual([]);
+    expect(run.report?.slots).toMatchObject([{ slug: 'staging-1', outcome: 'released' }]);
+    expect(run.report?.slots[0]?.problem).toMatch(SHARED_MESSAGE);
+    const slots = new Map((await client.list('shared-cleanup')).resources.map((slot) => [slot.slug, slot]));
+    expect(slots.get('staging-1')).toMatchObject({ leaseState: 'available', dirty: true });
+    expect(slots.get('preview-1')).toMatchObject({ holder: 'pr-5', expired: false });
+  });
+
+  describe('the CLI does not build such a pool', () => {
+    const cli = (args: string[]) =>
+      runCli([...args, '--config', SHARED_CONFIG, '--pool', 'shared-cli'], {
+        SEMAPHORE_URL: semaphore.url,
+        SEMAPHORE_TOKEN,
+      });
+
+    it('slots add refuses staging-1 next to preview-1, with the same message, and changes nothing', async () => {
+      await client.add({ type: 'shared-cli', slug: 'preview-1' });
+      const refused = await cli(['slots', 'add', 'staging-1', 'preview-2']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/nothing was changed/);
+      expect(refused.stderr).toMatch(SHARED_MESSAGE);
+      const slugs = (await client.list('shared-cli')).resources.map((slot) => slot.slug);
+      expect(slugs).toEqual(['preview-1']);
+    });
+
+    it('slots sync --pattern without --prune refuses a second numbering of the same pool', async () => {
+      const refused = await cli(['slots', 'sync', '--count', '2', '--pattern', 'pv-{n}']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/slots 'preview-1' and 'pv-1' both map to the D1 database 'app-1-db'/);
+      expect(refused.stderr).not.toContain('pv-2');
+      const slugs = (await client.list('shared-cli')).resources.map((slot) => slot.slug);
+      expect(slugs).toEqual(['preview-1']);
+    });
+
+    it('slots sync with --prune may renumber: the old slot goes as the new one comes', async () => {
+      const synced = await cli(['slots', 'sync', '--count', '1', '--pattern', 'pv-{n}', '--prune']);
+      expect(synced.code, synced.stderr).toBe(0);
+      const slugs = (await client.list('shared-cli')).resources.map((slot) => slot.slug);
+      expect(slugs).toEqual(['pv-1']);
+    });
+  });
+});
