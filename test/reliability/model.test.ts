@@ -81,10 +81,22 @@ describe('model: GC runners, pull requests, a person, the clock and faults on on
   }, 300_000);
 });
 
+/** Plays one plan to its end in a world of its own; the world's violations and trace are the result. */
+async function playDirected(id: string, plan: Plan): Promise<World> {
+  const world = await World.create(env, id, plan);
+  try {
+    await world.play(plan);
+    await world.verify();
+  } finally {
+    await world.close();
+  }
+  return world;
+}
+
 describe('model: directed interleavings', () => {
   // Found by this suite: a release answering `released: false` used to be reported `reclaimed`.
   it('a slot forced away between its erase and its release is not reported reclaimed', async () => {
-    const plan: Plan = {
+    const world = await playDirected('forced-before-release', {
       start: ['expired', 'clean'],
       names: 'own',
       steps: [
@@ -92,32 +104,18 @@ describe('model: directed interleavings', () => {
         { kind: 'gc-until', runner: 'github', before: 'release' },
         { kind: 'force', slot: 0 },
       ],
-    };
-    const world = await World.create(env, 'forced-before-release', plan);
-    try {
-      await world.play(plan);
-      await world.verify();
-    } finally {
-      await world.close();
-    }
+    });
     expect(world.violations).toEqual([]);
   });
 
   // Found by an attack session: with app-{n}-db, gc erased the database of a live slot through an
   // expired one that names the same database.
   it('gc erases nothing of a live slot through an expired slot that names the same resources', async () => {
-    const plan: Plan = {
+    const world = await playDirected('shared-names', {
       start: ['live', 'expired'],
       names: 'shared',
       steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null }],
-    };
-    const world = await World.create(env, 'shared-names', plan);
-    try {
-      await world.play(plan);
-      await world.verify();
-    } finally {
-      await world.close();
-    }
+    });
     expect(world.violations).toEqual([]);
     expect(world.trace.at(-1)).toMatch(/github ended 1: shared-names-b-1 erase-failed/);
   });
