@@ -8,6 +8,9 @@ export const MAX_LEASE_MS = 2_592_000_000; // 30 days
 export const MAX_DATA_BYTES = 8 * 1024;
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_HOLDER_CODE_POINTS = 200;
+export const MAX_NOTE_CODE_POINTS = 200;
+export const MAX_ERASE_STEP_CODE_POINTS = 100;
+export const MAX_ERASE_MESSAGE_CODE_POINTS = 500;
 export const MAX_REQUEST_ID_CODE_POINTS = 100;
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 500;
@@ -27,15 +30,30 @@ const identifier = (what: string) =>
 export const poolTypeSchema = identifier('type');
 export const slugSchema = identifier('slug');
 
-export const holderSchema = z
-  .string()
-  .refine((value) => value.isWellFormed(), { error: 'holder must be well-formed Unicode' })
-  .refine((value) => codePoints(value) >= 1 && codePoints(value) <= MAX_HOLDER_CODE_POINTS, {
-    error: `holder must be 1-${MAX_HOLDER_CODE_POINTS} characters`,
-  })
-  .refine((value) => !CONTROL_CHARACTER.test(value), {
-    error: 'holder must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
-  });
+/**
+ * Free text that people read (holders, notes, erase failures): well-formed Unicode (a lone surrogate
+ * cannot be stored faithfully), 1-`max` code points, and no control characters, so a value can never
+ * break a log line or start a new one.
+ */
+const plainText = (what: string, max: number) =>
+  z
+    .string()
+    .refine((value) => value.isWellFormed(), { error: `${what} must be well-formed Unicode` })
+    .refine((value) => codePoints(value) >= 1 && codePoints(value) <= max, {
+      error: `${what} must be 1-${max} characters`,
+    })
+    .refine((value) => !CONTROL_CHARACTER.test(value), {
+      error: `${what} must not contain control characters (U+0000-U+001F, U+007F-U+009F)`,
+    });
+
+export const holderSchema = plainText('holder', MAX_HOLDER_CODE_POINTS);
+/** An operator's note, kept in the event the call writes (`detail.note`). */
+export const noteSchema = plainText('note', MAX_NOTE_CODE_POINTS);
+/** Which erase step failed and why, reported with a dirty release (see `eraseFailures`). */
+export const eraseFailureSchema = z.strictObject({
+  step: plainText('step', MAX_ERASE_STEP_CODE_POINTS),
+  message: plainText('message', MAX_ERASE_MESSAGE_CODE_POINTS),
+});
 
 export const leaseMsSchema = z
   .int({ error: 'leaseMs must be an integer number of milliseconds' })
@@ -56,22 +74,65 @@ export const slotDataSchema = z
 
 const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID' });
 
+export const generationSchema = z
+  .int({ error: 'generation must be a non-negative integer' })
+  .nonnegative({ error: 'generation must be a non-negative integer' });
+
+/**
+ * The condition of a conditional force: the server changes the slot only while its lease is still
+ * `ifHolder`'s and the slot is still at `ifGeneration` (the fencing token read from the listing), so
+ * "take away pr-7's lease" can never take away the lease pr-8 got in between.
+ */
+const forceConditionFields = {
+  ifHolder: holderSchema.optional(),
+  ifGeneration: generationSchema.optional(),
+};
+
+/** A condition only makes sense on a force: without it the call never takes anyone's live lease. */
+function conditionNeedsForce(
+  body: { force?: boolean | undefined; ifHolder?: string | undefined; ifGeneration?: number | undefined },
+  context: z.RefinementCtx,
+): void {
+  if (body.force === true) return;
+  for (const field of ['ifHolder', 'ifGeneration'] as const) {
+    if (body[field] !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `${field} is a condition on force: true; send it only together with force: true`,
+      });
+    }
+  }
+}
+
 // Request bodies are strict: a misspelt optional field (`claen`, `forse`) must be refused, not
 // silently ignored, because ignoring it changes what the call does.
 export const addRequestSchema = z.strictObject({
   type: poolTypeSchema,
   slug: slugSchema,
   data: slotDataSchema.optional(),
+  /** Adopt a slot that already holds data: it starts dirty, so the next gc erases it. */
+  dirty: z.boolean().optional(),
+  note: noteSchema.optional(),
 });
 
-export const acquireSpecificRequestSchema = z.strictObject({
+export const markDirtyRequestSchema = z.strictObject({
   type: poolTypeSchema,
   slug: slugSchema,
-  holder: holderSchema,
-  leaseMs: leaseMsSchema,
-  force: z.boolean().optional(),
-  requestId: requestIdSchema.optional(),
+  note: noteSchema.optional(),
 });
+
+export const acquireSpecificRequestSchema = z
+  .strictObject({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    holder: holderSchema,
+    leaseMs: leaseMsSchema,
+    force: z.boolean().optional(),
+    ...forceConditionFields,
+    requestId: requestIdSchema.optional(),
+  })
+  .superRefine(conditionNeedsForce);
 
 export const acquireRequestSchema = z.strictObject({
   type: poolTypeSchema,
@@ -82,6 +143,8 @@ export const acquireRequestSchema = z.strictObject({
     .min(1, { error: 'allowedSlugs must not be empty (leave it out to allow every slot)' })
     .refine((slugs) => new Set(slugs).size === slugs.length, { error: 'allowedSlugs must be unique' })
     .optional(),
+  /** When `holder` already holds a live lease in the pool, extend and answer that one (`reused: true`). */
+  reuseHeld: z.boolean().optional(),
   requestId: requestIdSchema.optional(),
 });
 
@@ -98,7 +161,20 @@ export const releaseRequestSchema = z
     slug: slugSchema,
     leaseId: leaseIdSchema.optional(),
     force: z.boolean().optional(),
+    ...forceConditionFields,
     clean: z.boolean().optional(),
+    eraseFailure: eraseFailureSchema.optional(),
+    note: noteSchema.optional(),
+  })
+  .superRefine(conditionNeedsForce)
+  .superRefine((body, context) => {
+    if (body.eraseFailure !== undefined && body.clean === true) {
+      context.addIssue({
+        code: 'custom',
+        path: ['eraseFailure'],
+        message: 'an erase that failed leaves the slot dirty: send eraseFailure without clean: true',
+      });
+    }
   })
   .superRefine((body, context) => {
     // `force: false` counts as absent.
@@ -125,6 +201,9 @@ export const listQuerySchema = z.object({
 
 export const slotPathSchema = z.object({ type: poolTypeSchema, slug: slugSchema });
 
+/** `DELETE /api/resources/{type}/{slug}?note=…`: a delete has no body, so its note is a query parameter. */
+export const deleteQuerySchema = z.object({ note: noteSchema.optional() });
+
 export const eventsQuerySchema = z.object({
   limit: z
     .string()
@@ -140,6 +219,8 @@ export const eventsQuerySchema = z.object({
 });
 
 export type AddRequest = z.infer<typeof addRequestSchema>;
+export type MarkDirtyRequest = z.infer<typeof markDirtyRequestSchema>;
+export type EraseFailure = z.infer<typeof eraseFailureSchema>;
 export type AcquireSpecificRequest = z.infer<typeof acquireSpecificRequestSchema>;
 export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
 export type RenewRequest = z.infer<typeof renewRequestSchema>;
@@ -164,6 +245,9 @@ export const slotSchema = z.object({
   lastReleasedAt: epochMs.nullable(),
   createdAt: epochMs,
   updatedAt: epochMs,
+  /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
+  eraseFailures: z.int().nonnegative(),
+  lastEraseFailure: z.object({ step: z.string(), message: z.string(), at: epochMs }).nullable(),
 });
 
 export const leaseSchema = z.object({
@@ -176,6 +260,10 @@ export const leaseSchema = z.object({
   generation: z.int().positive(),
   wasDirty: z.boolean(),
   previousHolder: z.string().nullable(),
+  /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
+  reused: z.boolean(),
+  /** This acquire ended an expired lease (whose holder may have left data behind). */
+  tookExpired: z.boolean(),
 });
 
 export const EVENT_KINDS = [
@@ -187,6 +275,7 @@ export const EVENT_KINDS = [
   'renewed',
   'released',
   'force-released',
+  'marked-dirty',
 ] as const;
 
 export const semaphoreEventSchema = z.object({
@@ -201,8 +290,28 @@ export const semaphoreEventSchema = z.object({
 export const healthAnswerSchema = z.object({ ok: z.literal(true), version: z.string() });
 export const listAnswerSchema = z.object({ now: epochMs, resources: z.array(slotSchema) });
 export const deleteAnswerSchema = z.object({ deleted: z.literal(true) });
-export const releaseAnswerSchema = z.object({ released: z.boolean(), dirty: z.boolean() });
+/**
+ * `holder` is the holder whose lease the call released, or the current holder (null: none) when it
+ * released nothing; `generation` is the slot's. `conditionFailed`: a force's ifHolder/ifGeneration
+ * did not match, so nothing changed.
+ */
+export const releaseAnswerSchema = z.object({
+  released: z.boolean(),
+  dirty: z.boolean(),
+  holder: z.string().nullable(),
+  generation: z.int().nonnegative(),
+  conditionFailed: z.boolean(),
+});
 export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
+/** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
+export const poolSummarySchema = z.object({
+  type: z.string(),
+  slots: z.int().positive(),
+  leased: z.int().nonnegative(),
+  expired: z.int().nonnegative(),
+  dirty: z.int().nonnegative(),
+});
+export const poolsAnswerSchema = z.object({ now: epochMs, pools: z.array(poolSummarySchema) });
 
 export const ERROR_CODES = [
   'invalid_request',
@@ -211,6 +320,7 @@ export const ERROR_CODES = [
   'already_exists',
   'leased',
   'none_available',
+  'condition_failed',
   'too_large',
   'internal',
 ] as const;
@@ -231,6 +341,8 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
 export type ListAnswer = z.infer<typeof listAnswerSchema>;
 export type ReleaseAnswer = z.infer<typeof releaseAnswerSchema>;
+export type PoolSummary = z.infer<typeof poolSummarySchema>;
+export type PoolsAnswer = z.infer<typeof poolsAnswerSchema>;
 export type Issue = z.infer<typeof issueSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

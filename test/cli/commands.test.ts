@@ -207,6 +207,9 @@ describe('release', () => {
       previousHolder: 'manual-ana',
       released: true,
       dirty: true,
+      holder: 'manual-ana',
+      generation: 1,
+      conditionFailed: false,
     });
     const again = await cli(['release', '--slot', 'preview-5', '--lease-id', leaseId]);
     expect(again.code, show(again)).toBe(0);

@@ -340,6 +340,8 @@ function slot(slug: string, fields: Record<string, unknown> = {}): Record<string
     lastReleasedAt: null,
     createdAt: NOW - 1_000_000,
     updatedAt: NOW - 60_000,
+    eraseFailures: 0,
+    lastEraseFailure: null,
     ...fields,
   };
 }
@@ -355,6 +357,8 @@ function lease(slug: string, fields: Record<string, unknown> = {}): Record<strin
     generation: 4,
     wasDirty: true,
     previousHolder: 'pr-5',
+    reused: false,
+    tookExpired: true,
     ...fields,
   };
 }
@@ -376,7 +380,11 @@ function answering(script: Script): (request: StubRequest) => StubAnswer | undef
     const route = request.path.split('/').at(-1);
     if (route === 'acquire-specific') return script.acquire ?? ok(lease('bad-a'));
     if (route === 'renew') return script.renew ?? ok(lease('bad-a'));
-    if (route === 'release') return script.release ?? ok({ released: true, dirty: false });
+    if (route === 'release')
+      return (
+        script.release ??
+        ok({ released: true, dirty: false, holder: 'gc', generation: 4, conditionFailed: false })
+      );
     return undefined;
   };
 }

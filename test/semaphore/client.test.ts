@@ -67,6 +67,8 @@ const slot = newSlotRecord('pool-a', 'preview-1', 1);
 
 const acquireInput = { type: 'pool-a', slug: 'preview-1', holder: 'gc', leaseMs: 60_000 };
 
+const releasedAnswer = { released: true, dirty: false, holder: 'gc', generation: 1, conditionFailed: false };
+
 describe('answer validation', () => {
   it('names the field of an answer that does not follow the protocol', async () => {
     script = (_request, response) =>
@@ -144,7 +146,7 @@ describe('retries', () => {
     expect(semaphore.requestCount).toBe(2);
   });
 
-  it('never retries an acquire without requestId, a force release, add or remove', async () => {
+  it('never retries an acquire without requestId, a force release not pinned to a generation, add or remove', async () => {
     script = (_request, response) => {
       response.writeHead(500);
       response.end('oops');
@@ -155,6 +157,7 @@ describe('retries', () => {
         semaphore.acquireSpecific(acquireInput),
         semaphore.acquire({ type: 'pool-a', holder: 'gc', leaseMs: 60_000 }),
         semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true }),
+        semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true, ifHolder: 'pr-7' }),
         semaphore.add({ type: 'pool-a', slug: 'preview-1' }),
         semaphore.remove('pool-a', 'preview-1'),
       ].map(failure),
@@ -169,7 +172,9 @@ describe('retries', () => {
     await failure(semaphore.acquireSpecific({ ...acquireInput, requestId: 'r-1' }));
     await failure(semaphore.acquire({ type: 'pool-a', holder: 'gc', leaseMs: 60_000, requestId: 'r-2' }));
     await failure(semaphore.release({ type: 'pool-a', slug: 'preview-1', leaseId: crypto.randomUUID() }));
-    expect(semaphore.requestCount).toBe(6);
+    // A force pinned to a generation cannot release a newer lease (that one has a newer generation).
+    await failure(semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true, ifGeneration: 3 }));
+    expect(semaphore.requestCount).toBe(8);
   });
 
   it('waits out a short 429 before retrying, but gives up at once on a long one', async () => {
@@ -252,17 +257,14 @@ describe('transport', () => {
     script = (request, response) => {
       if (request.url === '/api/health') sendJson(response, 200, { ok: true, version: '1.2.3' });
       else if (request.url?.includes('/events')) sendJson(response, 200, { events: [] });
-      else sendJson(response, 200, { released: true, dirty: false });
+      else sendJson(response, 200, releasedAnswer);
     };
     const semaphore = client();
     expect(await semaphore.health()).toEqual({ ok: true, version: '1.2.3' });
     expect(await semaphore.events('pool-a', 'preview-1', 20)).toEqual([]);
     expect(
       await semaphore.release({ type: 'pool-a', slug: 'preview-1', leaseId: crypto.randomUUID() }),
-    ).toEqual({
-      released: true,
-      dirty: false,
-    });
+    ).toEqual(releasedAnswer);
     await failure(semaphore.find('pool a', '../x'));
     expect(received.map((request) => `${request.method} ${request.url}`)).toEqual([
       'GET /api/health',

@@ -1,7 +1,14 @@
 // Shared by the semaphore tests: raw HTTP calls (to see exact statuses and bodies) and bounded polling.
-import { expect } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
-import type { LocalSemaphore } from '../../src/semaphore/local.ts';
+import {
+  type LocalSemaphore,
+  type LocalSemaphoreOptions,
+  startLocalSemaphore,
+} from '../../src/semaphore/local.ts';
 import type { Slot } from '../../src/semaphore/protocol.ts';
 
 export interface RawAnswer {
@@ -66,6 +73,56 @@ export function clientFor(semaphore: LocalSemaphore): SemaphoreClient {
   return new SemaphoreClient({ baseUrl: semaphore.url, token: semaphore.token });
 }
 
+/** One local semaphore for a whole test file: started before its tests, stopped after them. */
+export function semaphoreForFile(options: LocalSemaphoreOptions = {}): {
+  readonly semaphore: LocalSemaphore;
+  readonly client: SemaphoreClient;
+} {
+  let started: { semaphore: LocalSemaphore; client: SemaphoreClient } | undefined;
+  beforeAll(async () => {
+    const semaphore = await startLocalSemaphore(options);
+    started = { semaphore, client: clientFor(semaphore) };
+  });
+  afterAll(async () => {
+    await started?.semaphore.stop();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error('the local semaphore is used before beforeAll started it');
+    return started;
+  };
+  return {
+    get semaphore() {
+      return get().semaphore;
+    },
+    get client() {
+      return get().client;
+    },
+  };
+}
+
+/**
+ * Runs `before` against a semaphore that persists its state to a fresh directory, stops it, and runs
+ * `after` against a new semaphore on the same directory: what a restart keeps.
+ */
+export async function acrossRestart(
+  before: (client: SemaphoreClient) => Promise<void>,
+  after: (client: SemaphoreClient) => Promise<void>,
+): Promise<void> {
+  const persistDir = await mkdtemp(join(tmpdir(), 'semaphore-restart-'));
+  try {
+    for (const step of [before, after]) {
+      const semaphore = await startLocalSemaphore({ persistDir });
+      try {
+        await step(clientFor(semaphore));
+      } finally {
+        await semaphore.stop();
+      }
+    }
+  } finally {
+    await rm(persistDir, { recursive: true, force: true });
+  }
+}
+
 /** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */
 export async function pollUntil<T>(
   what: string,
@@ -124,5 +181,7 @@ export function newSlotRecord(type: string, slug: string, at: number): Slot {
     lastReleasedAt: null,
     createdAt: at,
     updatedAt: at,
+    eraseFailures: 0,
+    lastEraseFailure: null,
   };
 }

@@ -135,6 +135,9 @@ describe.concurrent('acquire-specific', () => {
     expect(await client.release({ type, slug: 'preview-1', leaseId: first.leaseId, clean: true })).toEqual({
       released: false,
       dirty: true,
+      holder: 'manual-ana',
+      generation: 2,
+      conditionFailed: false,
     });
     expect(await client.find(type, 'preview-1')).toMatchObject({
       holder: 'manual-ana',
@@ -291,6 +294,9 @@ describe.concurrent('release and dirty', () => {
     expect(await client.release({ type, slug: 'preview-1', leaseId: first.leaseId })).toEqual({
       released: true,
       dirty: true,
+      holder: 'pr-1',
+      generation: 1,
+      conditionFailed: false,
     });
     const slot = await client.find(type, 'preview-1');
     expect(slot).toMatchObject({
@@ -307,6 +313,9 @@ describe.concurrent('release and dirty', () => {
     expect(await client.release({ type, slug: 'preview-1', leaseId: second.leaseId, clean: true })).toEqual({
       released: true,
       dirty: false,
+      holder: 'gc',
+      generation: 2,
+      conditionFailed: false,
     });
     const third = await mustAcquire(type, 'preview-1', 'pr-2');
     expect(third).toMatchObject({ wasDirty: false, previousHolder: 'gc' });
@@ -318,14 +327,11 @@ describe.concurrent('release and dirty', () => {
     await client.release({ type, slug: 'preview-1', leaseId: lease.leaseId });
     const before = await client.find(type, 'preview-1');
     const eventsBefore = await client.events(type, 'preview-1');
-    expect(await client.release({ type, slug: 'preview-1', leaseId: lease.leaseId, clean: true })).toEqual({
-      released: false,
-      dirty: true,
-    });
-    expect(await client.release({ type, slug: 'preview-1', force: true, clean: true })).toEqual({
-      released: false,
-      dirty: true,
-    });
+    const nothing = { released: false, dirty: true, holder: null, generation: 1, conditionFailed: false };
+    expect(await client.release({ type, slug: 'preview-1', leaseId: lease.leaseId, clean: true })).toEqual(
+      nothing,
+    );
+    expect(await client.release({ type, slug: 'preview-1', force: true, clean: true })).toEqual(nothing);
     expect(await client.find(type, 'preview-1')).toEqual(before);
     expect(await client.events(type, 'preview-1')).toEqual(eventsBefore);
   });
@@ -336,6 +342,9 @@ describe.concurrent('release and dirty', () => {
     expect(await client.release({ type, slug: 'preview-1', force: true, clean: true })).toEqual({
       released: true,
       dirty: false,
+      holder: 'pr-1',
+      generation: 1,
+      conditionFailed: false,
     });
     const [event] = await client.events(type, 'preview-1', 1);
     expect(event).toMatchObject({ event: 'force-released', holder: 'pr-1', generation: 1 });

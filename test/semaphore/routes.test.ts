@@ -326,7 +326,10 @@ describe('slots', () => {
     const withFalseForce = await raw(semaphore, 'POST', '/api/resources/release', {
       body: { type, slug: 'preview-1', leaseId, force: false },
     });
-    expect(withFalseForce).toMatchObject({ status: 200, body: { released: false, dirty: false } });
+    expect(withFalseForce).toMatchObject({
+      status: 200,
+      body: { released: false, dirty: false, holder: null, generation: 0, conditionFailed: false },
+    });
   });
 });
 
