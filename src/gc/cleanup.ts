@@ -43,25 +43,49 @@ const cleanupOutcomeOf: OutcomeOfErase = (erase) =>
         problem: `released dirty; the teardown did not finish (${erase.problem ?? erase.status}), and the next sweep or acquirer erases the slot`,
       };
 
+/** How ending the pull request's lease went. */
+type LeaseEnding =
+  /** gc holds the slot now, under its own short lease. */
+  | { kind: 'held'; lease: Lease }
+  /** The pull request's lease ended before the force, and the slot is someone else's (or nobody's): untouched. */
+  | { kind: 'changed-hands'; holder: string | null; generation: number }
+  /** The pull request's lease was released, and someone took the slot before gc could. */
+  | { kind: 'taken' };
+
 /**
- * Ends the pull request's lease. A lease that has already expired is taken over with a plain acquire;
- * a live one is force-released, but only after checking it is still this pull request's lease (the
- * pull request is closed, so nobody else can be holding it).
+ * Ends the pull request's lease. An expired one is taken over with a plain acquire. A live one is
+ * force-released, on the condition, checked by the semaphore in the same transaction, that it is still
+ * the holder and the generation just read: if the pull request's lease ended and someone acquired the
+ * slot in between, the force changes nothing, so "release pr-7's slot" never releases pr-8's.
  */
-async function endPullRequestLease(ctx: CommandContext, slot: Slot, leaseMs: number): Promise<Lease | null> {
-  const takeOver = () =>
-    ctx.semaphore.acquireSpecific({
+async function endPullRequestLease(ctx: CommandContext, slot: Slot, leaseMs: number): Promise<LeaseEnding> {
+  const takeOver = async (): Promise<LeaseEnding> => {
+    const lease = await ctx.semaphore.acquireSpecific({
       type: ctx.pool,
       slug: slot.slug,
       holder: GC_HOLDER,
       leaseMs,
       requestId: randomUUID(),
     });
+    return lease === null ? { kind: 'taken' } : { kind: 'held', lease };
+  };
   const tookOver = await takeOver();
-  if (tookOver !== null) return tookOver;
+  if (tookOver.kind === 'held') return tookOver;
   const current = await ctx.semaphore.find(ctx.pool, slot.slug);
-  if (current.holder !== slot.holder) return null;
-  await ctx.semaphore.release({ type: ctx.pool, slug: slot.slug, force: true });
+  if (current.holder === null || current.holder !== slot.holder)
+    return { kind: 'changed-hands', holder: current.holder, generation: current.generation };
+  const answer = await ctx.semaphore.release({
+    type: ctx.pool,
+    slug: slot.slug,
+    force: true,
+    ifHolder: current.holder,
+    ifGeneration: current.generation,
+  });
+  // A condition that failed on a free slot of the same generation: the lease read has ended (this
+  // release went through on an attempt whose answer was lost, or its holder released it), so go on.
+  const ended = answer.holder === null && answer.generation === current.generation;
+  if (answer.conditionFailed && !ended)
+    return { kind: 'changed-hands', holder: answer.holder, generation: answer.generation };
   return takeOver();
 }
 
@@ -82,9 +106,9 @@ async function cleanupSlot(
     const erase = await ctx.eraser.erase({ slug: slot.slug, fence: async () => true, dryRun: true });
     return { ...base, outcome: 'would-release', erase, problem: erase.problem };
   }
-  let lease: Lease | null;
+  let ending: LeaseEnding;
   try {
-    lease = await endPullRequestLease(ctx, slot, options.leaseMs);
+    ending = await endPullRequestLease(ctx, slot, options.leaseMs);
   } catch (error) {
     return {
       ...base,
@@ -93,13 +117,22 @@ async function cleanupSlot(
       nextStep: forceReleaseStep(slot.slug),
     };
   }
-  if (lease === null) {
+  if (ending.kind === 'changed-hands') {
+    const now = ending.holder === null ? 'nobody holds it' : `${ending.holder} holds it`;
+    return {
+      ...base,
+      outcome: 'skipped',
+      problem: `the slot changed hands since it was listed: ${now} now (generation ${ending.generation}), so nothing was done`,
+    };
+  }
+  if (ending.kind === 'taken') {
     return {
       ...base,
       outcome: 'released',
       problem: 'someone took the slot as soon as it was free; they erase it on entry',
     };
   }
+  const { lease } = ending;
   const refusal = ctx.eraser.refusal(slot.slug, poolSlugs);
   if (refusal !== null) {
     const refused: EraseOutcome = {

@@ -1,5 +1,8 @@
 // The two ways an attack session erased data a live pull request holds, against the real semaphore
 // (workerd), the Cloudflare twin and the real action in-process:
+// - compare-and-release: pr-7's lease ends and pr-8 acquires the slot between cleanup's read and its
+//   force (the proxy in front of the semaphore makes it happen right then); the force must change
+//   nothing, and pr-8 keeps the slot and its rows. The same for `preview-gc release --force`;
 // - one owner per resource name: `d1: [{ name: app-{n}-db }]` with slots preview-1 and staging-1
 //   gives both the database app-1-db; gc must not erase it for the expired staging-1 while pr-5
 //   holds preview-1, cleanup must not erase it either, and the CLI must not build such a pool.
@@ -11,31 +14,38 @@ import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/lo
 import { runCli } from '../cli/run-cli.ts';
 import { runActionInProcess } from '../support/in-process-action.ts';
 import { secretLeaks, summaryEscapeProblems } from '../support/run-checks.ts';
+import { type SemaphoreProxy, startSemaphoreProxy } from '../support/semaphore-proxy.ts';
 import { advanceClock } from '../support/test-clock.ts';
-import { requestsTouching, slotContents, slotSeed } from '../support/twin-slot.ts';
+import { requestsTouching, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
 
 const SEMAPHORE_TOKEN = 'sem-invariants-5b2e90c4d1';
 const CLOUDFLARE_TOKEN = 'cf-invariants-a83f1e6d27';
 const SHARED_CONFIG = fileURLToPath(new URL('./fixtures/shared-n.yml', import.meta.url));
+const OWN_CONFIG = fileURLToPath(new URL('./fixtures/small-slots.yml', import.meta.url));
 const PR_LEASE_MS = 10 * 60_000;
 
 let semaphore: LocalSemaphore;
 let twin: Twin;
 let client: SemaphoreClient;
+let proxy: SemaphoreProxy;
 let shared: SlotConfig;
+let own: SlotConfig;
 
 beforeAll(async () => {
-  shared = await loadSlotConfig(SHARED_CONFIG);
+  [shared, own] = await Promise.all([loadSlotConfig(SHARED_CONFIG), loadSlotConfig(OWN_CONFIG)]);
   [semaphore, twin] = await Promise.all([
     startLocalSemaphore({ token: SEMAPHORE_TOKEN, testClock: true }),
     // app-1-db holds pr-5's data: preview-1's database, which staging-1 names too.
     startTwin({ token: CLOUDFLARE_TOKEN, seed: slotSeed(shared, ['preview-1']) }),
   ]);
+  twin.seed(slotSeed(own, ['race-1', 'race-cli-1']));
+  proxy = await startSemaphoreProxy(semaphore.url);
   client = new SemaphoreClient({ baseUrl: semaphore.url, token: SEMAPHORE_TOKEN });
 }, 60_000);
 
 afterAll(async () => {
+  await proxy?.close();
   await Promise.all([semaphore?.stop(), twin?.close()]);
 });
 
@@ -67,6 +77,90 @@ async function sharedPool(pool: string, staging: { holder: string; expired: bool
     });
   await client.acquireSpecific({ type: pool, slug: 'preview-1', holder: 'pr-5', leaseMs: PR_LEASE_MS });
 }
+
+/**
+ * A pool of one slot held live by pr-7; the moment its `find` is answered (the read before a force),
+ * pr-7's lease runs out by the semaphore's clock and pr-8 acquires the slot and deploys into it.
+ * Gives pr-8's lease generation and the rows of the slot right after pr-8 deployed.
+ */
+async function raceOnFind(pool: string, slug: string): Promise<() => Pr8 | undefined> {
+  await client.add({ type: pool, slug });
+  await client.acquireSpecific({ type: pool, slug, holder: 'pr-7', leaseMs: PR_LEASE_MS });
+  twin.seed(tenantData(own, slug, 'pr-7'));
+  let pr8: Pr8 | undefined;
+  proxy.hooks.afterUpstream = async (request) => {
+    if (request.method !== 'GET' || request.path !== `/api/resources/${pool}/${slug}`) return;
+    if (pr8 !== undefined) return;
+    await advanceClock(semaphore, pool, PR_LEASE_MS + 1_000);
+    const lease = await client.acquireSpecific({ type: pool, slug, holder: 'pr-8', leaseMs: PR_LEASE_MS });
+    if (lease === null) throw new Error('pr-8 could not take the expired slot');
+    twin.seed(tenantData(own, slug, 'pr-8'));
+    pr8 = { generation: lease.generation, rows: slotContents(twin, own, slug).rows };
+  };
+  return () => pr8;
+}
+
+interface Pr8 {
+  generation: number;
+  rows: number;
+}
+
+/** What pr-8 must still have after the race: the slot, its generation, its rows, no force event. */
+async function expectPr8Keeps(pool: string, slug: string, pr8: Pr8 | undefined) {
+  if (pr8 === undefined) throw new Error('the race did not happen: the force was not preceded by a read');
+  const slot = (await client.list(pool)).resources.find((candidate) => candidate.slug === slug);
+  expect(slot).toMatchObject({
+    leaseState: 'leased',
+    holder: 'pr-8',
+    expired: false,
+    generation: pr8.generation,
+  });
+  expect(pr8.rows).toBeGreaterThan(0);
+  expect(slotContents(twin, own, slug).rows).toBe(pr8.rows);
+  const events = await client.events(pool, slug);
+  expect(events.filter((event) => ['force-released', 'evicted'].includes(event.event))).toEqual([]);
+}
+
+describe('compare-and-release: a force releases only the lease it read', () => {
+  it("cleanup of pr-7 leaves pr-8's lease and rows alone when pr-8 took the slot after the read", async () => {
+    const pr8 = await raceOnFind('race-cleanup', 'race-1');
+    const logStart = twin.requests().length;
+    const run = await runActionInProcess(
+      {
+        ...actionInputs('race-cleanup', { command: 'cleanup', 'pull-request': '7' }),
+        config: OWN_CONFIG,
+        'semaphore-url': proxy.url,
+      },
+      'real',
+    );
+    proxy.hooks.afterUpstream = undefined;
+
+    await expectPr8Keeps('race-cleanup', 'race-1', pr8());
+    expect(requestsTouching(twin, own, 'race-1', logStart)).toEqual([]);
+    expect(run.exitCode).toBe(0);
+    expect(run.report?.slots).toMatchObject([{ slug: 'race-1', outcome: 'skipped', previousHolder: 'pr-7' }]);
+    expect(run.report?.slots[0]?.problem).toMatch(
+      /the slot changed hands since it was listed: pr-8 holds it now \(generation \d+\), so nothing was done/,
+    );
+    const force = proxy.requests.find((request) => request.path.endsWith('/release'));
+    expect(JSON.parse(force?.body ?? '{}')).toMatchObject({ force: true, ifHolder: 'pr-7' });
+  });
+
+  it('preview-gc release --force releases nothing when the slot changed hands after it was read', async () => {
+    const pr8 = await raceOnFind('race-cli', 'race-cli-1');
+    const released = await runCli(
+      ['release', '--slot', 'race-cli-1', '--force', '--pool', 'race-cli', '--config', OWN_CONFIG],
+      { SEMAPHORE_URL: proxy.url, SEMAPHORE_TOKEN },
+    );
+    proxy.hooks.afterUpstream = undefined;
+
+    expect(released.code).toBe(1);
+    expect(released.stdout).toMatch(
+      /Nothing released: race-cli-1 changed hands after it was read \(pr-7 held it; pr-8 holds it now, generation \d+\)/,
+    );
+    await expectPr8Keeps('race-cli', 'race-cli-1', pr8());
+  });
+});
 
 const SHARED_MESSAGE =
   /slots 'preview-1' and 'staging-1' both map to the D1 database 'app-1-db' \(.*shared-n\.yml:6:13 resources\.d1\[0\]\.name 'app-\{n\}-db'\): erasing one would erase the other's data, so both are refused\. Fix: use \{slot\} instead of \{n\} in the template, or take one of the two slots out of the pool \(preview-gc slots remove staging-1\)/;
