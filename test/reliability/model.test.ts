@@ -119,4 +119,19 @@ describe('model: directed interleavings', () => {
     expect(world.violations).toEqual([]);
     expect(world.trace.at(-1)).toMatch(/github ended 1: shared-names-b-1 erase-failed/);
   });
+
+  // Found by an attack session: cleanup read pr-7's slot, pr-8 got it, and cleanup's force evicted pr-8.
+  it.each(['pr-hands-over', 'person-forces'] as const)(
+    "cleanup's force releases nothing when the slot changed hands after its read (%s)",
+    async (change) => {
+      const world = await playDirected(`changed-hands-${change}`, {
+        start: ['live', 'clean'],
+        names: 'own',
+        steps: [{ kind: 'cleanup-start', pr: 90, change }],
+      });
+      expect(world.violations).toEqual([]);
+      expect(world.trace).toContain(`cleanup released changed-hands-${change}-a-1 by force: false`);
+      expect(world.trace.at(-1)).toBe(`cleanup ended 0: changed-hands-${change}-a-1 skipped`);
+    },
+  );
 });

@@ -6,7 +6,7 @@
 import type { SlotConfig } from '../../../src/config/slot-config.ts';
 import { type SemaphoreClient, SemaphoreError } from '../../../src/semaphore/client.ts';
 import type { LocalSemaphore } from '../../../src/semaphore/local.ts';
-import type { Lease, Slot } from '../../../src/semaphore/protocol.ts';
+import type { Lease, ReleaseAnswer, Slot } from '../../../src/semaphore/protocol.ts';
 import { expectedExitCode } from '../../support/exit-policy.ts';
 import { secretLeaks, summaryEscapeProblems } from '../../support/run-checks.ts';
 import { advanceClock } from '../../support/test-clock.ts';
@@ -19,7 +19,14 @@ import {
   tenantData,
 } from '../../support/twin-slot.ts';
 import { startTwin, type Twin } from '../../twin/twin.ts';
-import { type RunFault, Runner, type RunnerName, type RunnerObserver, type StopKind } from './runner.ts';
+import {
+  type ReleaseBody,
+  type RunFault,
+  Runner,
+  type RunnerName,
+  type RunnerObserver,
+  type StopKind,
+} from './runner.ts';
 
 export const GC_LEASE_MS = 30 * 60_000;
 export const PR_LEASE_MS = 10 * 60_000;
@@ -53,10 +60,18 @@ export type Step =
   | { kind: 'force'; slot: 0 | 1 }
   | { kind: 'person-release' }
   | { kind: 'advance'; by: keyof typeof ADVANCE_MS }
-  | { kind: 'gc-start'; runner: RunnerName; dryRun: boolean; fault: RunFault | null }
+  | { kind: 'gc-start'; runner: Exclude<RunnerName, 'cleanup'>; dryRun: boolean; fault: RunFault | null }
+  /** A pull request closed: cleanup runs for it, and before each of its forces the slot may change hands. */
+  | { kind: 'cleanup-start'; pr: number; change: HolderChange }
   | { kind: 'gc-step'; runner: RunnerName; times: number }
   /** Moves the runner on until it waits before that kind of call (or ends). */
   | { kind: 'gc-until'; runner: RunnerName; before: StopKind };
+
+/**
+ * What happens to a slot between cleanup's read and its force: nothing, a person force-acquires it,
+ * or the closed pull request's lease ends and another pull request acquires the slot.
+ */
+export type HolderChange = 'none' | 'person-forces' | 'pr-hands-over';
 
 export interface Plan {
   start: [SlotStart, SlotStart];
@@ -96,6 +111,8 @@ export class World implements RunnerObserver {
   private readonly releases: Release[] = [];
   private readonly leases = new Map<string, Lease>();
   private readonly runners = new Map<RunnerName, Runner>();
+  /** The pull request the running cleanup is for, and what happens before each of its forces. */
+  private cleanup: { pr: number; change: HolderChange } | undefined;
   private readonly finished: Runner[] = [];
 
   private readonly env: ModelEnv;
@@ -159,6 +176,8 @@ export class World implements RunnerObserver {
       if (lease === null) throw new Error(`model: ${slug} could not be leased`);
       this.grant(lease, false);
       if (state === 'dirty') await client.release({ type: this.pool, slug, leaseId: lease.leaseId });
+      // A live pull request can hand its slot over (HolderChange) like the ones the plan starts.
+      if (state === 'live') this.leases.set(holder, lease);
     }
     if (start.includes('expired')) await advanceClock(this.env.semaphore, this.pool, 2_000);
     this.trace.push(`start ${start.join('/')}, ${this.names} names`);
@@ -202,7 +221,7 @@ export class World implements RunnerObserver {
     if (!runner.done) return;
     this.runners.delete(runner.name);
     this.finished.push(runner);
-    count(runner.dryRun ? 'dry runs' : 'gc runs');
+    count(runner.name === 'cleanup' ? 'cleanup runs' : runner.dryRun ? 'dry runs' : 'gc runs');
     if (runner.faultInjected) count('faults injected');
     for (const slot of runner.result?.report?.slots ?? []) count(`outcome ${slot.outcome}`);
     const outcomes = runner.result?.report?.slots.map((slot) => `${slot.slug} ${slot.outcome}`) ?? [];
@@ -224,6 +243,8 @@ export class World implements RunnerObserver {
         return this.advance(ADVANCE_MS[step.by]);
       case 'gc-start':
         return this.gcStarts(step.runner, step.dryRun, step.fault ?? undefined);
+      case 'cleanup-start':
+        return this.cleanupStarts(step.pr, step.change);
       case 'gc-step':
         for (let i = 0; i < step.times; i++) {
           const runner = this.runners.get(step.runner);
@@ -270,7 +291,7 @@ export class World implements RunnerObserver {
   private async gcStarts(name: RunnerName, dryRun: boolean, fault: RunFault | undefined): Promise<void> {
     const running = this.runners.get(name);
     if (running !== undefined) return this.stepRunner(running);
-    const runner = this.startRunner(name, dryRun, fault);
+    const runner = this.startRunner(name, dryRun, fault, { command: 'gc' });
     const how = `${dryRun ? ' (dry run)' : ''}${fault ? ` with fault ${JSON.stringify(fault)}` : ''}`;
     this.trace.push(`${name} started${how}`);
     await runner.start();
@@ -311,7 +332,42 @@ export class World implements RunnerObserver {
     this.trace.push(`clock +${ms / 1000} s`);
   }
 
-  private startRunner(name: RunnerName, dryRun: boolean, fault: RunFault | undefined): Runner {
+  private async cleanupStarts(pr: number, change: HolderChange): Promise<void> {
+    const running = this.runners.get('cleanup');
+    if (running !== undefined) return this.stepRunner(running);
+    this.cleanup = { pr, change };
+    const runner = this.startRunner('cleanup', false, undefined, {
+      command: 'cleanup',
+      'pull-request': String(pr),
+    });
+    this.trace.push(`cleanup of pr-${pr} started${change === 'none' ? '' : `, ${change} before each force`}`);
+    await runner.start();
+  }
+
+  /** The closed pull request's lease on `slug` ends, and another pull request acquires the slot. */
+  private async handOver(slug: string): Promise<void> {
+    const holding = [...this.leases].find(([, lease]) => lease.slug === slug)?.[0];
+    if (holding !== undefined) await this.endOrRenew(holding, false);
+    const taker = ['pr-1', 'pr-2', 'pr-3'].find((holder) => !this.leases.has(holder));
+    if (taker === undefined) return;
+    const lease = await this.env.client.acquireSpecific({
+      type: this.pool,
+      slug,
+      holder: taker,
+      leaseMs: PR_LEASE_MS,
+    });
+    if (lease === null) return void this.trace.push(`${taker} could not take ${slug}`);
+    this.grant(lease, false);
+    this.moveIn(lease, taker);
+    this.trace.push(`${taker} acquired ${slug}#${lease.generation}`);
+  }
+
+  private startRunner(
+    name: RunnerName,
+    dryRun: boolean,
+    fault: RunFault | undefined,
+    command: Record<string, string>,
+  ): Runner {
     const runner = new Runner({
       name,
       dryRun,
@@ -319,7 +375,7 @@ export class World implements RunnerObserver {
       leaseMs: GC_LEASE_MS,
       observer: this,
       inputs: {
-        command: 'gc',
+        ...command,
         config: this.env.configs[this.names].path,
         pool: this.pool,
         'dry-run': String(dryRun),
@@ -349,24 +405,49 @@ export class World implements RunnerObserver {
     runner.lastFence = { seq: this.next(), ok };
   }
 
-  released(
-    runner: Runner,
-    slug: string,
-    answer: { released: boolean; dirty: boolean },
-    clean: boolean,
-  ): void {
+  async beforeForce(runner: Runner, slug: string): Promise<void> {
+    const change = runner.name === 'cleanup' ? this.cleanup?.change : undefined;
+    if (change === undefined || change === 'none') return;
+    count('holder changes between a read and a force');
+    if (change === 'person-forces') await this.personForces(slug);
+    else await this.handOver(slug);
+  }
+
+  released(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer): void {
+    const { slug } = request;
+    // The newest lease on the slot as the force goes out: the one a force releases, if any.
+    const newest = this.grants.filter((g) => g.slug === slug).sort((a, b) => b.generation - a.generation)[0];
     this.releases.push({
       seq: this.next(),
       runner: runner.name,
       slug,
       generation: runner.current?.generation,
-      ...answer,
+      released: answer.released,
+      dirty: answer.dirty,
     });
-    this.trace.push(`${runner.name} released ${slug}${clean ? ' clean' : ''}: ${answer.released}`);
+    const how = request.force === true ? ' by force' : request.clean === true ? ' clean' : '';
+    this.trace.push(`${runner.name} released ${slug}${how}: ${answer.released}`);
+    if (request.force === true) this.checkForce(runner, request, answer, newest);
     // Clean means verified: a slot the semaphore now calls clean has nothing left in it.
     if (answer.released && !answer.dirty && !isErased(slotContents(this.twin, this.config, slug))) {
       this.violate(`${runner.name} released ${slug} clean, but it still holds data`);
     }
+  }
+
+  /**
+   * Only cleanup forces, only the closed pull request's lease, and only on the condition of the
+   * holder and generation it read: a force never releases anyone else's lease.
+   */
+  private checkForce(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer, newest?: Grant): void {
+    const closed = `pr-${this.cleanup?.pr}`;
+    if (runner.name !== 'cleanup') this.violate(`${runner.name} sent a force release`);
+    if (request.ifHolder !== closed || request.ifGeneration === undefined)
+      this.violate(
+        `cleanup of ${closed} forced without the condition of its lease: ${JSON.stringify(request)}`,
+      );
+    if (answer.conditionFailed) count('forces refused by their condition');
+    if (answer.released && newest !== undefined && newest.holder !== closed)
+      this.violate(`cleanup of ${closed} force-released the lease of ${newest.holder}#${newest.generation}`);
   }
 
   /**
@@ -465,8 +546,13 @@ export class World implements RunnerObserver {
     for (const problem of summaryEscapeProblems(run.summary)) this.violate(`${runner.name}: ${problem}`);
     if (run.exitCode !== expectedExitCode(report))
       this.violate(`${runner.name} exit code ${run.exitCode} contradicts its report`);
-    if (runner.semaphoreCalls.some((call) => /"force"\s*:\s*true/.test(call.body)))
-      this.violate(`${runner.name} sent a force call`);
+    // Forces are judged as they happen (checkForce); a force acquire is never automation's.
+    if (
+      runner.semaphoreCalls.some(
+        (call) => call.path.endsWith('/acquire-specific') && /"force"\s*:\s*true/.test(call.body),
+      )
+    )
+      this.violate(`${runner.name} sent a force acquire`);
     if (runner.dryRun) {
       const writes = runner.semaphoreCalls.filter((call) => call.method !== 'GET');
       if (writes.length > 0) this.violate(`dry run called ${writes.map((c) => c.path).join(', ')}`);
