@@ -102,6 +102,8 @@ async function cleanupSlot(
     waitingMs: 0,
     erase: null,
   };
+  if (ctx.signal.aborted)
+    return { ...base, outcome: 'interrupted', problem: 'not started: the run was stopped' };
   if (options.dryRun) {
     const erase = await ctx.eraser.erase({ slug: slot.slug, fence: async () => true, dryRun: true });
     return { ...base, outcome: 'would-release', erase, problem: erase.problem };

@@ -6,12 +6,20 @@
 // - one owner per resource name: `d1: [{ name: app-{n}-db }]` with slots preview-1 and staging-1
 //   gives both the database app-1-db; gc must not erase it for the expired staging-1 while pr-5
 //   holds preview-1, cleanup must not erase it either, and the CLI must not build such a pool.
+// And SIGTERM is honoured at any point, reading and validating a large slot config included.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSettings } from '../../src/config/settings.ts';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
+import { executeSettings } from '../../src/services.ts';
 import { runCli } from '../cli/run-cli.ts';
+import { runAction } from '../support/action-run.ts';
 import { runActionInProcess } from '../support/in-process-action.ts';
 import { secretLeaks, summaryEscapeProblems } from '../support/run-checks.ts';
 import { type SemaphoreProxy, startSemaphoreProxy } from '../support/semaphore-proxy.ts';
@@ -236,5 +244,70 @@ describe('one owner per resource name', () => {
       const slugs = (await client.list('shared-cli')).resources.map((slot) => slot.slug);
       expect(slugs).toEqual(['pv-1']);
     });
+  });
+});
+
+describe('SIGTERM at any point, the slot config included', () => {
+  /** A valid slot config of `count` database templates (30,000 make about 900 KB). */
+  const bigConfig = (count: number) =>
+    `pool: reliability\nresources:\n  d1:\n${Array.from({ length: count }, (_, i) => `    - name: big${i}-{slot}\n`).join('')}`;
+
+  it('a signal while the config is read and validated stops the run before any call', async () => {
+    await client.add({ type: 'signal-load', slug: 'stale-1' });
+    await client.acquireSpecific({ type: 'signal-load', slug: 'stale-1', holder: 'pr-3', leaseMs: 1_000 });
+    await advanceClock(semaphore, 'signal-load', 2_000);
+    const dir = await mkdtemp(join(tmpdir(), 'preview-gc-signal-'));
+    // A named pipe: reading the config waits until the test writes it, and the signal comes first.
+    const fifo = join(dir, 'slots.yml');
+    execFileSync('mkfifo', [fifo]);
+    const settings = parseSettings({
+      ...actionInputs('signal-load', { command: 'gc' }),
+      config: fifo,
+      'semaphore-url': proxy.url,
+    });
+    const controller = new AbortController();
+    const proxied = proxy.requests.length;
+    const running = executeSettings(settings, { signal: controller.signal, progress: () => {} });
+    controller.abort('SIGTERM');
+    await writeFile(fifo, bigConfig(100));
+    const report = await running;
+    await rm(dir, { recursive: true, force: true });
+
+    expect(report).toMatchObject({ interruptedBy: 'SIGTERM', problems: [], slots: [] });
+    expect(proxy.requests.slice(proxied)).toEqual([]);
+  });
+
+  it('the bundled action stops on SIGTERM during a 900 KB config: no acquire, a summary, exit 1', async () => {
+    await client.add({ type: 'signal-big', slug: 'stale-1' });
+    await client.acquireSpecific({ type: 'signal-big', slug: 'stale-1', holder: 'pr-3', leaseMs: 1_000 });
+    await advanceClock(semaphore, 'signal-big', 2_000);
+    const dir = await mkdtemp(join(tmpdir(), 'preview-gc-signal-'));
+    const file = join(dir, 'big.yml');
+    await writeFile(file, bigConfig(30_000));
+    const proxied = proxy.requests.length;
+    const result = await runAction(
+      { ...actionInputs('signal-big', { command: 'gc' }), config: file, 'semaphore-url': proxy.url },
+      {
+        // The first line is written before the config is read: the signal comes while it is validated
+        // (or, on a fast machine, just after), never after a slot was started.
+        onSpawn: (child, output) => {
+          const signalOnce = () => {
+            if (!output.stdout().includes('preview-gc gc')) return;
+            child.stdout?.off('data', signalOnce);
+            child.kill('SIGTERM');
+          };
+          child.stdout?.on('data', signalOnce);
+        },
+      },
+    );
+    await rm(dir, { recursive: true, force: true });
+
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('SIGTERM received');
+    expect(result.summary).toContain('**Stopped by SIGTERM.**');
+    const calls = proxy.requests.slice(proxied).map((request) => `${request.method} ${request.path}`);
+    expect(calls.filter((call) => !call.startsWith('GET /api/resources?'))).toEqual([]);
+    const stale = (await client.list('signal-big')).resources[0];
+    expect(stale).toMatchObject({ holder: 'pr-3', expired: true });
   });
 });
