@@ -252,11 +252,16 @@ describe('SIGTERM at any point, the slot config included', () => {
   const bigConfig = (count: number) =>
     `pool: reliability\nresources:\n  d1:\n${Array.from({ length: count }, (_, i) => `    - name: big${i}-{slot}\n`).join('')}`;
 
+  /** A pool whose one slot a sweep would take (pr-3's lease expired), and a folder for its config. */
+  async function stalePool(pool: string): Promise<string> {
+    await client.add({ type: pool, slug: 'stale-1' });
+    await client.acquireSpecific({ type: pool, slug: 'stale-1', holder: 'pr-3', leaseMs: 1_000 });
+    await advanceClock(semaphore, pool, 2_000);
+    return mkdtemp(join(tmpdir(), 'preview-gc-signal-'));
+  }
+
   it('a signal while the config is read and validated stops the run before any call', async () => {
-    await client.add({ type: 'signal-load', slug: 'stale-1' });
-    await client.acquireSpecific({ type: 'signal-load', slug: 'stale-1', holder: 'pr-3', leaseMs: 1_000 });
-    await advanceClock(semaphore, 'signal-load', 2_000);
-    const dir = await mkdtemp(join(tmpdir(), 'preview-gc-signal-'));
+    const dir = await stalePool('signal-load');
     // A named pipe: reading the config waits until the test writes it, and the signal comes first.
     const fifo = join(dir, 'slots.yml');
     execFileSync('mkfifo', [fifo]);
@@ -278,10 +283,7 @@ describe('SIGTERM at any point, the slot config included', () => {
   });
 
   it('the bundled action stops on SIGTERM during a 900 KB config: no acquire, a summary, exit 1', async () => {
-    await client.add({ type: 'signal-big', slug: 'stale-1' });
-    await client.acquireSpecific({ type: 'signal-big', slug: 'stale-1', holder: 'pr-3', leaseMs: 1_000 });
-    await advanceClock(semaphore, 'signal-big', 2_000);
-    const dir = await mkdtemp(join(tmpdir(), 'preview-gc-signal-'));
+    const dir = await stalePool('signal-big');
     const file = join(dir, 'big.yml');
     await writeFile(file, bigConfig(30_000));
     const proxied = proxy.requests.length;
