@@ -15,6 +15,9 @@ export const MAX_REQUEST_ID_CODE_POINTS = 100;
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 500;
 
+/** What a bearer token can be, as an Authorization header carries it: printable ASCII without spaces. */
+export const BEARER_TOKEN = /^[\x21-\x7e]+$/;
+
 // 1-63 of a-z, 0-9 and '-', starting and ending with a letter or digit, with at least one letter.
 const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 // Unicode's control characters (Cc) are exactly U+0000-U+001F and U+007F-U+009F, which a holder may not contain.
@@ -72,7 +75,12 @@ export const slotDataSchema = z
     error: `data must be at most ${MAX_DATA_BYTES} bytes of UTF-8 JSON`,
   });
 
-const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID' });
+/**
+ * A lease id is a UUID (RFC 9562: 32 hex digits in groups of 8-4-4-4-12, joined by hyphens); the
+ * Worker sends random (version 4) ones in lower case. Nothing else, so a lease id is safe to print
+ * and to put in a suggested command.
+ */
+export const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID (8-4-4-4-12 hex digits)' });
 
 export const generationSchema = z
   .int({ error: 'generation must be a non-negative integer' })
@@ -226,40 +234,42 @@ export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
 export type RenewRequest = z.infer<typeof renewRequestSchema>;
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 
-// Answers are validated loosely (unknown fields are dropped) so a newer server may add fields.
+// Answers are validated loosely (unknown fields are dropped) so a newer server may add fields, but
+// every name a caller prints or acts on (pool, slug, holder, lease id, erase failure) follows the same
+// rules as in a request: an answer is data from another system and may be hostile.
 const epochMs = z.int().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown());
 
 export const slotSchema = z.object({
-  type: z.string(),
-  slug: z.string(),
+  type: poolTypeSchema,
+  slug: slugSchema,
   data: jsonObject,
   leaseState: z.enum(['available', 'leased']),
-  holder: z.string().nullable(),
+  holder: holderSchema.nullable(),
   leasedUntil: epochMs.nullable(),
   expired: z.boolean(),
-  generation: z.int().nonnegative(),
+  generation: generationSchema,
   dirty: z.boolean(),
-  lastHolder: z.string().nullable(),
+  lastHolder: holderSchema.nullable(),
   lastAcquiredAt: epochMs.nullable(),
   lastReleasedAt: epochMs.nullable(),
   createdAt: epochMs,
   updatedAt: epochMs,
   /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
   eraseFailures: z.int().nonnegative(),
-  lastEraseFailure: z.object({ step: z.string(), message: z.string(), at: epochMs }).nullable(),
+  lastEraseFailure: z.object({ ...eraseFailureSchema.shape, at: epochMs }).nullable(),
 });
 
 export const leaseSchema = z.object({
-  type: z.string(),
-  slug: z.string(),
+  type: poolTypeSchema,
+  slug: slugSchema,
   data: jsonObject,
-  leaseId: z.string(),
-  holder: z.string(),
+  leaseId: leaseIdSchema,
+  holder: holderSchema,
   expiresAt: epochMs,
   generation: z.int().positive(),
   wasDirty: z.boolean(),
-  previousHolder: z.string().nullable(),
+  previousHolder: holderSchema.nullable(),
   /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
   reused: z.boolean(),
   /** This acquire ended an expired lease (whose holder may have left data behind). */
@@ -281,9 +291,9 @@ export const EVENT_KINDS = [
 export const semaphoreEventSchema = z.object({
   at: epochMs,
   event: z.enum(EVENT_KINDS),
-  slug: z.string(),
-  holder: z.string().nullable(),
-  generation: z.int().nonnegative(),
+  slug: slugSchema,
+  holder: holderSchema.nullable(),
+  generation: generationSchema,
   detail: jsonObject,
 });
 
@@ -298,14 +308,14 @@ export const deleteAnswerSchema = z.object({ deleted: z.literal(true) });
 export const releaseAnswerSchema = z.object({
   released: z.boolean(),
   dirty: z.boolean(),
-  holder: z.string().nullable(),
-  generation: z.int().nonnegative(),
+  holder: holderSchema.nullable(),
+  generation: generationSchema,
   conditionFailed: z.boolean(),
 });
 export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
 /** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
 export const poolSummarySchema = z.object({
-  type: z.string(),
+  type: poolTypeSchema,
   slots: z.int().positive(),
   leased: z.int().nonnegative(),
   expired: z.int().nonnegative(),

@@ -18,7 +18,7 @@ import {
   slotPathSchema,
   toIssues,
 } from '../protocol.ts';
-import { isAuthorized } from './auth.ts';
+import { isAuthorized, serverTokenProblem } from './auth.ts';
 import { errorResponse, json, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolOutcome } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
@@ -137,8 +137,14 @@ async function route(request: Request, env: Env): Promise<Response> {
       'the semaphore has no SEMAPHORE_TOKEN; run `wrangler secret put SEMAPHORE_TOKEN`',
     );
   }
+  const tokenProblem = serverTokenProblem(token);
+  if (tokenProblem !== undefined) return errorResponse(401, 'unauthorized', tokenProblem);
   if (!(await isAuthorized(request.headers.get('authorization'), token))) {
-    return errorResponse(401, 'unauthorized', 'send the header Authorization: Bearer <SEMAPHORE_TOKEN>');
+    return errorResponse(
+      401,
+      'unauthorized',
+      "the token is missing or wrong: send the header Authorization: Bearer <token>, with the token set as the Worker's SEMAPHORE_TOKEN secret",
+    );
   }
   const bodyRouteHandler = request.method === 'POST' ? BODY_ROUTES[url.pathname] : undefined;
   if (bodyRouteHandler !== undefined) return bodyRouteHandler(request, env);
