@@ -12,6 +12,7 @@ import {
   type SlotConfig,
   sharedResourceNames,
 } from '../config/slot-config.ts';
+import { visible } from '../report/log-text.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
 
@@ -58,7 +59,8 @@ function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
       kind: step.kind,
       resource: step.resource,
       status: step.status,
-      summary: step.failure === undefined ? step.summary : `${step.summary} (${step.failure.message})`,
+      summary:
+        step.failure === undefined ? step.summary : `${step.summary} (${visible(step.failure.message)})`,
       requests: step.requests,
     })),
   };
@@ -66,7 +68,8 @@ function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
   const nextStep = nextStepFor(failedStep, configPath);
   return {
     ...outcome,
-    problem: `${failedStep.kind} '${failedStep.resource}': ${failedStep.failure.message}`,
+    // The API's message is the server's text: one line, its control characters spelled out.
+    problem: `${failedStep.kind} '${failedStep.resource}': ${visible(failedStep.failure.message)}`,
     ...(nextStep === undefined ? {} : { nextStep }),
   };
 }

@@ -1,4 +1,6 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
+import { ConfigError } from '../config/slot-config.ts';
+import { visible } from '../report/log-text.ts';
 import type { SlotReport } from '../report/model.ts';
 import { shellCommand } from '../report/shell.ts';
 import type { Lease } from '../semaphore/protocol.ts';
@@ -15,8 +17,14 @@ export type OutcomeOfErase = (erase: EraseOutcome) => Pick<SlotReport, 'outcome'
 export const UNPASTABLE_NEXT_STEP =
   "No command is shown: the semaphore sent a slot name or lease id that is not safe to paste into a shell. Check the slot with 'preview-gc status'; its lease runs out by itself and the next sweep picks it up.";
 
+/**
+ * An error as one line of a report. A config error is ours and lists its problems a line each;
+ * anything else may carry a server's words (an error message, an echoed value), so its newlines and
+ * control characters are spelled out rather than starting lines of their own.
+ */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof ConfigError) return error.message;
+  return visible(error instanceof Error ? error.message : String(error));
 }
 
 /**
