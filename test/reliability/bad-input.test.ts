@@ -719,6 +719,22 @@ describe('hostile answers: data, never code, never a token', () => {
         CLI_ENTRY,
       );
 
+    it.each([
+      ['a semaphore URL with a password', { SEMAPHORE_URL: 'https://ops:hunter2-secret@semaphore.example' }],
+      ['a token with a carriage return', { SEMAPHORE_TOKEN: 'sem-hunter2-secret\rX-Injected: 1' }],
+    ])('%s: refused before any call, without echoing it', async (_, env) => {
+      stub.requests.length = 0;
+      const result = await runCli(
+        ['status', '--pool', POOL],
+        { SEMAPHORE_URL: stub.url, SEMAPHORE_TOKEN, ...env },
+        CLI_ENTRY,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/SEMAPHORE_(URL|TOKEN)/);
+      expect(result.stdout + result.stderr).not.toContain('hunter2');
+      expect(stub.requests).toEqual([]);
+    });
+
     it('status and slots list show a holder that is a workflow command as data', async () => {
       stub.answer = answering({ list: listOf(slot('bad-a', { holder: '::add-mask::preview' })) });
       for (const command of [['status'], ['slots', 'list']]) {
