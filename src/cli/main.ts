@@ -1,6 +1,7 @@
 // preview-gc, the CLI: finds the command, parses its flags, runs it, and turns every way it can end
 // into an exit code: 0 done, 1 the run failed, 2 wrong usage (with that command's help).
 import { SettingsError } from '../config/settings.ts';
+import { visible } from '../report/log-text.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';
@@ -78,7 +79,8 @@ function usageFailure(io: CliIO, message: string, help: string): number {
 function describeFailure(error: unknown): string {
   if (error instanceof SemaphoreError) {
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
-    return `the semaphore refused or failed ${error.operation}${status}: ${error.message}`;
+    // The message is the server's words: on one line, its control characters spelled out.
+    return `the semaphore refused or failed ${error.operation}${status}: ${visible(error.message)}`;
   }
   return error instanceof Error ? error.message : String(error);
 }
