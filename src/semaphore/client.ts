@@ -1,4 +1,4 @@
-// Typed client of the semaphore protocol (../../../shared/docs/semaphore-protocol.md). Every answer is
+// Typed client of the semaphore protocol (docs/semaphore-protocol.md). Every answer is
 // validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
 // backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -19,6 +19,7 @@ import {
   type ListAnswer,
   leaseSchema,
   listAnswerSchema,
+  MAX_ANSWER_BYTES,
   type MarkDirtyRequest,
   type PoolsAnswer,
   poolsAnswerSchema,
@@ -82,7 +83,6 @@ export class SemaphoreError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
-const MAX_ANSWER_BYTES = 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
 /**

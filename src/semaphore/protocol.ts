@@ -1,4 +1,4 @@
-// Semaphore protocol v1 (docs: ../../../shared/docs/semaphore-protocol.md, docs/semaphore.md).
+// The semaphore protocol, described in docs/semaphore-protocol.md (running the Worker: docs/semaphore.md).
 // One set of zod schemas serves both ends: the Worker validates requests with them and the
 // client validates answers with them, so the two cannot drift apart.
 import { z } from 'zod';
@@ -6,7 +6,18 @@ import { z } from 'zod';
 export const MIN_LEASE_MS = 1_000;
 export const MAX_LEASE_MS = 2_592_000_000; // 30 days
 export const MAX_DATA_BYTES = 8 * 1024;
+/** Levels of objects and arrays in `data`, the data object itself counting as 1. */
+export const MAX_DATA_DEPTH = 32;
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * The limits below fit together: the largest answer (a listing of MAX_SLOTS_PER_POOL slots, each with
+ * MAX_DATA_BYTES of data and the longest holders and erase failure; MAX_EVENTS_LIMIT of the largest
+ * events; MAX_POOLS pools) stays under MAX_ANSWER_BYTES, the most a client reads of one answer.
+ * test/semaphore/limits.unit.test.ts checks the arithmetic.
+ */
+export const MAX_SLOTS_PER_POOL = 256;
+export const MAX_POOLS = 1_000;
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export const MAX_HOLDER_CODE_POINTS = 200;
 export const MAX_NOTE_CODE_POINTS = 200;
 export const MAX_ERASE_STEP_CODE_POINTS = 100;
@@ -69,8 +80,20 @@ export const requestIdSchema = z
     error: `requestId must be 1-${MAX_REQUEST_ID_CODE_POINTS} characters`,
   });
 
+/** True when `value` nests deeper than `limit`; never looks deeper than that, so it cannot overflow. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((child) => nestsDeeperThan(child, limit - 1));
+}
+
 export const slotDataSchema = z
   .record(z.string(), z.unknown(), { error: 'data must be a JSON object' })
+  // Checked first and alone: measuring the size serialises the value, which a deep enough one overflows.
+  .refine((value) => !nestsDeeperThan(value, MAX_DATA_DEPTH), {
+    error: `data must nest objects and arrays at most ${MAX_DATA_DEPTH} levels deep`,
+    abort: true,
+  })
   .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES, {
     error: `data must be at most ${MAX_DATA_BYTES} bytes of UTF-8 JSON`,
   });
@@ -331,6 +354,7 @@ export const ERROR_CODES = [
   'leased',
   'none_available',
   'condition_failed',
+  'limit_reached',
   'too_large',
   'internal',
 ] as const;

@@ -496,7 +496,7 @@ describe('bad semaphore answers: a clear error naming the call and the field, no
     [
       'a 10 MB answer',
       { list: ok(`{"now": ${NOW}, "resources": [], "padding": "${'x'.repeat(TEN_MB)}"}`) },
-      /GET \/api\/resources: the answer is larger than 1048576 bytes/,
+      /GET \/api\/resources: the answer is larger than 4194304 bytes/,
     ],
     [
       'an error whose message is HTML',

@@ -1,26 +1,17 @@
 // A refused token says so: the client's 401 error, and a server whose own SEMAPHORE_TOKEN can never
 // match any request (whitespace, control characters) saying why. Against the real Worker in workerd.
 import { describe, expect, it } from 'vitest';
-import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
+import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { startLocalSemaphore } from '../../src/semaphore/local.ts';
-import { expectError, raw, semaphoreForFile } from './helpers.ts';
+import { expectError, raw, semaphoreErrorOf, semaphoreForFile } from './helpers.ts';
 
 const local = semaphoreForFile();
-
-async function refusal(promise: Promise<unknown>): Promise<SemaphoreError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(SemaphoreError);
-  return error as SemaphoreError;
-}
 
 describe('a refused token', () => {
   it('is a SemaphoreError unauthorized saying the semaphore refused the token and nothing was changed', async () => {
     const wrong = 'wrong-token-7f3a';
     const client = new SemaphoreClient({ baseUrl: local.semaphore.url, token: wrong });
-    const error = await refusal(client.add({ type: 'refused', slug: 'preview-1' }));
+    const error = await semaphoreErrorOf(client.add({ type: 'refused', slug: 'preview-1' }));
     expect(error).toMatchObject({ status: 401, code: 'unauthorized', operation: 'POST /api/resources' });
     expect(error.message).toContain(
       'POST /api/resources: the semaphore refused the token (HTTP 401), so nothing was changed',
@@ -34,7 +25,7 @@ describe('a refused token', () => {
   it('is refused by the client before sending when no Authorization header can carry it', async () => {
     for (const token of ['tok\ren', 'two words', '', 'jetón']) {
       const client = new SemaphoreClient({ baseUrl: local.semaphore.url, token });
-      const error = await refusal(client.list('any'));
+      const error = await semaphoreErrorOf(client.list('any'));
       expect(error).toMatchObject({ status: undefined, code: 'unauthorized' });
       expect(error.message).toContain('nothing was sent');
       if (token !== '') expect(error.message).not.toContain(token);
@@ -63,7 +54,7 @@ describe('a server whose SEMAPHORE_TOKEN can never match', () => {
         expect(answer.text).not.toContain(token.trim());
       }
       const client = new SemaphoreClient({ baseUrl: semaphore.url, token: 'server-token-1234' });
-      const error = await refusal(client.list('any'));
+      const error = await semaphoreErrorOf(client.list('any'));
       expect(error.message).toContain(`so nothing was changed; it says: the server's SEMAPHORE_TOKEN ${why}`);
     } finally {
       await semaphore.stop();

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
+import { MAX_ANSWER_BYTES } from '../../src/semaphore/protocol.ts';
 import { newSlotRecord } from './helpers.ts';
 
 type Script = (request: IncomingMessage, response: ServerResponse) => void;
@@ -89,22 +90,23 @@ describe('answer validation', () => {
     expect(error.message).toContain('leaseId');
   });
 
-  it('refuses an answer larger than 1 MiB without buffering it', async () => {
+  it('refuses an answer larger than 4 MiB without buffering it', async () => {
+    const chunks = MAX_ANSWER_BYTES / (64 * 1024) + 1;
     script = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       // No content-length: the client has to count while reading.
       const chunk = 'x'.repeat(64 * 1024);
       let sent = 0;
       const push = () => {
-        while (sent < 40 && response.write(chunk)) sent += 1;
-        if (sent < 40) response.once('drain', push);
+        while (sent < chunks && response.write(chunk)) sent += 1;
+        if (sent < chunks) response.once('drain', push);
         else response.end();
       };
       push();
     };
     const error = await failure(client().list('pool-a'));
     expect(error).toMatchObject({ code: 'invalid_answer' });
-    expect(error.message).toContain('larger than 1048576 bytes');
+    expect(error.message).toContain('larger than 4194304 bytes');
   });
 
   it("carries the server's status, code, message and issues", async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { SemaphoreClient } from '../../src/semaphore/client.ts';
+import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
 import {
   type LocalSemaphore,
   type LocalSemaphoreOptions,
@@ -67,6 +67,16 @@ export function expectError(
     code,
   });
   return (answer.body as { error: { message: string; issues?: unknown } }).error;
+}
+
+/** The SemaphoreError `promise` rejects with; fails the test when it resolves or rejects otherwise. */
+export async function semaphoreErrorOf(promise: Promise<unknown>): Promise<SemaphoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(SemaphoreError);
+  return error as SemaphoreError;
 }
 
 export function clientFor(semaphore: LocalSemaphore): SemaphoreClient {

@@ -4,8 +4,13 @@
 import type { EraseFailure, EventKind, SemaphoreEvent } from '../protocol.ts';
 import type { SqlDatabase } from './schema.ts';
 
-/** Events kept per slot; older ones are dropped as new ones arrive. */
+/** Events kept per slug; older ones are dropped as new ones arrive. */
 export const EVENTS_KEPT_PER_SLOT = 1_000;
+/**
+ * Deleted slugs whose events are kept (the most recently deleted): a slug added again shows its
+ * history while it is among them, and the log of a pool cannot grow by adding and deleting slugs.
+ */
+export const DELETED_SLUGS_WITH_EVENTS = 100;
 
 export interface CurrentLease {
   leaseId: string;
@@ -250,6 +255,10 @@ export class PoolStore {
         };
   }
 
+  /**
+   * Keeps one request id per lease and scope: a lease reused again and again (`reuseHeld`) would
+   * otherwise collect one per call. A retry of an id forgotten that way reuses the same lease anyway.
+   */
   rememberRequest(
     scope: RequestScope,
     requestId: string,
@@ -257,6 +266,7 @@ export class PoolStore {
     leaseId: string,
     flags: AcquireFlags,
   ): void {
+    this.#sql.exec('DELETE FROM request_ids WHERE lease_id = ? AND scope = ?', leaseId, scopeKey(scope));
     this.#sql.exec(
       `INSERT OR REPLACE INTO request_ids (scope, request_id, slug, lease_id, reused, took_expired)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -292,6 +302,16 @@ export class PoolStore {
          SELECT id FROM events WHERE slug = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
       event.slug,
       EVENTS_KEPT_PER_SLOT,
+    );
+  }
+
+  /** Drops the events of deleted slugs beyond the DELETED_SLUGS_WITH_EVENTS most recently active. */
+  pruneEventsOfDeletedSlugs(): void {
+    this.#sql.exec(
+      `DELETE FROM events WHERE slug IN (
+         SELECT slug FROM events WHERE slug NOT IN (SELECT slug FROM slots)
+         GROUP BY slug ORDER BY max(id) DESC LIMIT -1 OFFSET ?)`,
+      DELETED_SLUGS_WITH_EVENTS,
     );
   }
 
