@@ -6,14 +6,16 @@ import {
   INPUT_NAMES,
   parseSettings,
   type RawInputs,
+  rawSecretsOf,
   type Settings,
   SettingsError,
-  secretsOf,
 } from './config/settings.ts';
 import type { ProgressEvent } from './gc/context.ts';
+import { safeLogText, visible } from './report/log-text.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
+import { redactData, secretForms, secretRedactor } from './report/redact.ts';
 import { executeSettings } from './services.ts';
 import { onTerminationSignals } from './signals.ts';
 
@@ -77,24 +79,50 @@ export function githubActionDependencies(): ActionDependencies {
 function logProgress(info: (message: string) => void): (event: ProgressEvent) => void {
   return (event) => {
     if (event.kind === 'listed') info(`Pool has ${event.slots} slots; ${event.selected} to work on.`);
-    if (event.kind === 'slot-started') info(`[${event.index + 1}/${event.total}] ${event.slug}…`);
+    if (event.kind === 'slot-started') info(`[${event.index + 1}/${event.total}] ${visible(event.slug)}…`);
     if (event.kind === 'slot-finished')
-      info(`  ${event.slug}: ${event.outcome} (${Math.round(event.durationMs)} ms)`);
+      info(`  ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`);
   };
 }
 
-export async function run(deps: ActionDependencies = githubActionDependencies()): Promise<void> {
+/**
+ * Every exit of the action behind one net: each secret (in every form a server might repeat it) is
+ * redacted from log lines, annotations, outputs and the summary, and no log line can start a
+ * workflow command. The runner also masks the secrets, but only in its own log and only as typed.
+ */
+function guardedExits(deps: ActionDependencies, redact: (text: string) => string): ActionDependencies {
+  const logText = (message: string) => safeLogText(redact(message));
+  const titled = (properties?: { title?: string }) =>
+    properties?.title === undefined
+      ? properties
+      : { ...properties, title: visible(redact(properties.title)) };
+  return {
+    ...deps,
+    info: (message) => deps.info(logText(message)),
+    setFailed: (message) => deps.setFailed(logText(message)),
+    error: (message, properties) => deps.error(logText(message), titled(properties)),
+    warning: (message, properties) => deps.warning(logText(message), titled(properties)),
+    notice: (message, properties) => deps.notice(logText(message), titled(properties)),
+    setOutput: (name, value) => deps.setOutput(name, typeof value === 'string' ? redact(value) : value),
+    writeSummary: (markdown) => deps.writeSummary(redact(markdown)),
+  };
+}
+
+export async function run(unguarded: ActionDependencies = githubActionDependencies()): Promise<void> {
+  const raw = unguarded.readInputs();
+  const secrets = rawSecretsOf(raw);
+  for (const secret of secrets) {
+    // The Authorization header is derived from the token; mask it too in case anything echoes it.
+    for (const form of [...secretForms(secret), `Bearer ${secret}`]) unguarded.setSecret(form);
+  }
+  const redact = secretRedactor(secrets);
+  const deps = guardedExits(unguarded, redact);
   let settings: Settings;
   try {
-    settings = parseSettings(deps.readInputs());
+    settings = parseSettings(raw);
   } catch (error) {
     deps.setFailed(error instanceof SettingsError ? error.message : String(error));
     return;
-  }
-  for (const secret of secretsOf(settings)) {
-    deps.setSecret(secret);
-    // The Authorization header is derived from the token; mask it too in case anything echoes it.
-    deps.setSecret(`Bearer ${secret}`);
   }
 
   const controller = new AbortController();
@@ -104,14 +132,13 @@ export async function run(deps: ActionDependencies = githubActionDependencies())
   });
   try {
     deps.info(`preview-gc ${settings.command}${settings.dryRun ? ' (dry run)' : ''}`);
-    const report = await deps.labelPullRequests(
-      await deps.execute(settings, {
-        signal: controller.signal,
-        progress: logProgress(deps.info),
-        repository: deps.repository(),
-      }),
-      settings.githubToken,
-    );
+    const executed = await deps.execute(settings, {
+      signal: controller.signal,
+      progress: logProgress(deps.info),
+      repository: deps.repository(),
+    });
+    // Redacted as data, before the summary escapes it into a spelling the text net would not know.
+    const report = redactData(await deps.labelPullRequests(executed, settings.githubToken), redact);
     await publishReport(report, deps);
     if (runFailed(report)) deps.setFailed(failureMessage(report));
   } finally {
@@ -123,5 +150,5 @@ function failureMessage(report: RunReport): string {
   if (report.interruptedBy !== undefined) return `preview-gc was stopped by ${report.interruptedBy}.`;
   if (report.problems.length > 0) return report.problems.join('\n');
   const failed = report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome));
-  return `preview-gc ${report.command}: ${failed.map((slot) => `${slot.slug} ${slot.outcome}`).join(', ')}. The job summary says what to do next.`;
+  return `preview-gc ${report.command}: ${failed.map((slot) => `${visible(slot.slug)} ${visible(slot.outcome)}`).join(', ')}. The job summary says what to do next.`;
 }

@@ -1,4 +1,7 @@
 // Where the CLI writes and what it reads from its process, passed in so commands never touch globals.
+import { rawSecretsOf } from '../config/settings.ts';
+import { commandSafeLines } from '../report/log-text.ts';
+import { secretRedactor } from '../report/redact.ts';
 import { type TerminalStyle, wantsColor } from '../report/terminal.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -18,16 +21,20 @@ export interface CliIO {
   signal: AbortSignal;
 }
 
-/** The secrets the CLI reads, by environment variable. */
-const SECRET_ENV = ['SEMAPHORE_TOKEN', 'CLOUDFLARE_API_TOKEN'] as const;
-
 /**
- * Replaces every secret from the environment in `text`. The CLI never prints a token on purpose; this
- * is the net under that promise, for a message from a library that quotes more than it should.
+ * Replaces every secret from the environment (the tokens, a password in a URL) in `text`, in every
+ * form the action's net knows. The CLI never prints a token on purpose; this is the net under that
+ * promise, for a message from a server or a library that quotes more than it should.
  */
 export function redactor(env: Env): (text: string) => string {
-  const secrets = SECRET_ENV.map((name) => env[name] ?? '').filter((secret) => secret.length >= 8);
-  return (text) => secrets.reduce((result, secret) => result.replaceAll(secret, '***'), text);
+  return secretRedactor(
+    rawSecretsOf({
+      'semaphore-token': env.SEMAPHORE_TOKEN,
+      'cloudflare-api-token': env.CLOUDFLARE_API_TOKEN,
+      'semaphore-url': env.SEMAPHORE_URL,
+      'cloudflare-api-base-url': env.CLOUDFLARE_API_BASE_URL,
+    }),
+  );
 }
 
 interface WritableLike {
@@ -42,11 +49,13 @@ export function processIO(options: {
   signal: AbortSignal;
 }): CliIO {
   const redact = redactor(options.env);
+  // The CLI runs in CI too: no line it writes may start a workflow command there.
+  const safe = (text: string) => commandSafeLines(redact(text));
   return {
     env: options.env,
-    out: (text) => options.stdout.write(`${redact(text)}\n`),
-    err: (text) => options.stderr.write(`${redact(text)}\n`),
-    errRaw: (text) => options.stderr.write(redact(text)),
+    out: (text) => options.stdout.write(`${safe(text)}\n`),
+    err: (text) => options.stderr.write(`${safe(text)}\n`),
+    errRaw: (text) => options.stderr.write(safe(text)),
     outStyle: { color: wantsColor(options.stdout, options.env) },
     errStyle: { color: wantsColor(options.stderr, options.env) },
     errIsTTY: options.stderr.isTTY === true,

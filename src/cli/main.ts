@@ -4,6 +4,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { closestWord } from '../config/did-you-mean.ts';
 import { semaphoreRefusedToken } from '../config/run-place.ts';
 import { SettingsError } from '../config/settings.ts';
+import { visible } from '../report/log-text.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';
@@ -94,7 +95,8 @@ function describeFailure(error: unknown, spec: CommandSpec): string {
   if (refused !== undefined) return refused;
   if (error instanceof SemaphoreError) {
     const status = error.status === undefined ? '' : ` (HTTP ${error.status})`;
-    return `the semaphore refused or failed ${error.operation}${status}: ${error.message}`;
+    // The message is the server's words: on one line, its control characters spelled out.
+    return `the semaphore refused or failed ${error.operation}${status}: ${visible(error.message)}`;
   }
   return error instanceof Error ? error.message : String(error);
 }

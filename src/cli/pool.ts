@@ -2,7 +2,13 @@
 // slot config) and a client, and, to add slots safely, the config's templates.
 import { stat } from 'node:fs/promises';
 import type { DescribeInput, Settings } from '../config/settings.ts';
-import { ConfigError, loadSlotConfig, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
+import {
+  ConfigError,
+  loadSlotConfig,
+  resourcesForSlot,
+  type SlotConfig,
+  sharedResourceNames,
+} from '../config/slot-config.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import { cliPlace, settingsOf } from './inputs.ts';
 import type { CliIO } from './io.ts';
@@ -63,19 +69,26 @@ export async function connectPool(
 }
 
 /**
- * Refuses, before any call, slots that must not join the pool under this config: a resource name they
- * expand to is protected or invalid. The action refuses the same slots before erasing them.
+ * Refuses, before any change, slots that must not join the pool under this config: a resource name
+ * they expand to is protected or invalid, or is a name another slot of the pool (one `staying`, or
+ * another one `adding`) maps to as well. The action refuses the same slots before erasing them.
  */
-export function refuseUnderConfig(config: SlotConfig | null, slugs: readonly string[]): void {
+export function refuseUnderConfig(
+  config: SlotConfig | null,
+  adding: readonly string[],
+  staying: readonly string[],
+): void {
   if (config === null) return;
-  const refusals: string[] = [];
-  for (const slug of slugs) {
+  const refusals = new Set<string>();
+  for (const slug of adding) {
     try {
       resourcesForSlot(config, slug);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      refusals.push(error.message);
+      refusals.add(error.message);
     }
   }
-  if (refusals.length > 0) throw new CommandFailure(`nothing was changed:\n${refusals.join('\n')}`);
+  const shared = sharedResourceNames(config, [...staying, ...adding]);
+  for (const slug of adding) for (const message of shared.get(slug) ?? []) refusals.add(message);
+  if (refusals.size > 0) throw new CommandFailure(`nothing was changed:\n${[...refusals].join('\n')}`);
 }

@@ -2,7 +2,8 @@
 // TTY the line of the slot in hand is rewritten when it finishes; in a log every line stays.
 import type { ProgressEvent } from '../gc/context.ts';
 import { formatDuration, plural } from '../report/format.ts';
-import { clean, outcomeText, paint } from '../report/terminal.ts';
+import { visible } from '../report/log-text.ts';
+import { outcomeText, paint } from '../report/terminal.ts';
 import type { CliIO } from './io.ts';
 
 export function progressPrinter(
@@ -25,11 +26,11 @@ export function progressPrinter(
       case 'slot-started':
         index = event.index;
         total = event.total;
-        if (io.errIsTTY) io.errRaw(`  ${counter(index, total)} ${clean(event.slug)} …`);
+        if (io.errIsTTY) io.errRaw(`  ${counter(index, total)} ${visible(event.slug)} …`);
         return;
       case 'slot-finished': {
         const outcome = outcomeText(event.outcome, style);
-        const line = `  ${counter(index, total)} ${clean(event.slug)} ${outcome} ${paint(style, 'dim', formatDuration(event.durationMs))}`;
+        const line = `  ${counter(index, total)} ${visible(event.slug)} ${outcome} ${paint(style, 'dim', formatDuration(event.durationMs))}`;
         io.errRaw(`${io.errIsTTY ? '\r\u001b[K' : ''}${line}\n`);
         return;
       }

@@ -60,18 +60,29 @@ export const releaseCommand: CommandSpec = {
         throw new CommandFailure(`pool '${pool}' has no slot '${slug}'; see: preview-gc slots list`);
       throw error;
     });
+    // A force releases only the lease read just now: the semaphore checks holder and generation in the
+    // same transaction, so a lease someone took a moment later is never the one released.
+    const condition =
+      before.holder === null ? {} : { ifHolder: before.holder, ifGeneration: before.generation };
     const answer = await semaphore.release({
       type: pool,
       slug,
-      ...(force ? { force: true } : { leaseId }),
+      ...(force ? { force: true, ...condition } : { leaseId }),
       ...(parsed.values.clean === true ? { clean: true } : {}),
     });
 
     if (parsed.values.json === true) {
       io.out(JSON.stringify({ pool, slug, previousHolder: before.holder, ...answer }, null, 2));
-      return 0;
+      return answer.conditionFailed ? 1 : 0;
     }
     const style = io.outStyle;
+    if (answer.conditionFailed) {
+      const now = answer.holder === null ? 'nobody holds it' : `${clean(answer.holder)} holds it`;
+      io.out(
+        `Nothing released: ${clean(slug)} changed hands after it was read (${clean(before.holder ?? '?')} held it; ${now} now, generation ${answer.generation}). Run the command again to release the lease it has now.`,
+      );
+      return 1;
+    }
     if (!answer.released) {
       const now = before.leaseState === 'leased' ? `held by ${clean(before.holder ?? '?')}` : 'available';
       const free = before.dirty

@@ -24,7 +24,9 @@ export const slotsAddCommand: CommandSpec = {
   async run(parsed, io) {
     const slugs = checkedSlugs(parsed.positionals, 'preview-gc slots add <slug>...');
     const { pool, semaphore, settings, config } = await connectPool(slotsAddCommand, parsed, io);
-    refuseUnderConfig(config, slugs);
+    // The slots already in the pool matter only to check the new ones' names against a config.
+    const inPool = config === null ? [] : (await semaphore.list(pool)).resources.map((slot) => slot.slug);
+    refuseUnderConfig(config, slugs, inPool);
     await checkSlotResources(
       config,
       slugs,

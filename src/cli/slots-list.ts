@@ -1,6 +1,7 @@
 // preview-gc slots list: the pool's inventory.
 import { formatDuration, plural } from '../report/format.ts';
-import { clean, paint, renderTable } from '../report/terminal.ts';
+import { visible } from '../report/log-text.ts';
+import { paint, renderTable } from '../report/terminal.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
@@ -32,19 +33,19 @@ export const slotsListCommand: CommandSpec = {
     const leased = slots.filter((slot) => slot.leaseState === 'leased').length;
     const dirty = slots.filter((slot) => slot.dirty).length;
     io.out(
-      `${paint(style, 'bold', `Pool ${clean(pool)}`)}: ${plural(slots.length, 'slot')}, ${leased} leased, ${slots.length - leased} available, ${dirty} dirty`,
+      `${paint(style, 'bold', `Pool ${visible(pool)}`)}: ${plural(slots.length, 'slot')}, ${leased} leased, ${slots.length - leased} available, ${dirty} dirty`,
     );
     if (slots.length === 0) {
       io.out('  Add slots with: preview-gc slots add <slug>... or preview-gc slots sync --count <n>');
       return 0;
     }
     const rows = slots.map((slot) => [
-      clean(slot.slug),
+      visible(slot.slug),
       stateOf(slot),
-      clean(slot.holder ?? '–'),
+      visible(slot.holder ?? '–'),
       slot.dirty ? paint(style, 'yellow', 'yes') : 'no',
       String(slot.generation),
-      clean(slot.lastHolder ?? '–'),
+      visible(slot.lastHolder ?? '–'),
       `${formatDuration(listing.now - slot.createdAt)} ago`,
     ]);
     for (const line of renderTable(

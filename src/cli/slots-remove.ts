@@ -1,4 +1,5 @@
 // preview-gc slots remove <slug>...: slots leave the pool, only while nobody holds them.
+import { shellCommand } from '../report/shell.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
@@ -9,7 +10,8 @@ import type { CommandSpec } from './spec.ts';
 export function removalBlocker(slot: Slot): string | null {
   if (slot.leaseState !== 'leased') return null;
   const lease = slot.expired ? 'an expired lease' : 'a live lease';
-  return `${lease} of ${slot.holder ?? '?'} holds it; run gc, or release it first: preview-gc release --slot ${slot.slug} --force`;
+  const release = shellCommand(['preview-gc', 'release', '--slot', slot.slug, '--force']);
+  return `${lease} of ${slot.holder ?? '?'} holds it; run gc, or release it first${release === null ? ' (preview-gc release --force)' : `: ${release}`}`;
 }
 
 /** What removing a slot leaves behind, said once so nobody expects the resources to go. */

@@ -105,8 +105,14 @@ export const slotsSyncCommand: CommandSpec = {
     const { pool, semaphore, settings, config } = await connectPool(slotsSyncCommand, parsed, io);
     const listing = await semaphore.list(pool);
     const plan = planSync(listing.resources, wanted, parsed.values.prune === true);
-    const adding = plan.filter((change) => change.action === 'add').map((change) => change.slug);
-    refuseUnderConfig(config, adding);
+    const slugsOf = (wanted: (action: SlotChange['action']) => boolean) =>
+      plan.filter((change) => wanted(change.action)).map((change) => change.slug);
+    const adding = slugsOf((action) => action === 'add');
+    refuseUnderConfig(
+      config,
+      adding,
+      slugsOf((action) => action === 'unchanged' || action === 'keep'),
+    );
     await checkSlotResources(
       config,
       adding,

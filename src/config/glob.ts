@@ -1,6 +1,17 @@
-// The `protect` patterns are shell-style globs: `*` matches any run of characters (also none),
-// `?` exactly one, everything else itself. Matching is case-insensitive because the guard exists to
-// refuse production names, and `App-PROD` is as much production as `app-prod`.
+// What keeps a slot's templates away from production names. `protect-words` are whole words: a name
+// is split into words at every character that is not a letter or a digit (`-`, `_`, `.`, a space,
+// the ends), so `prod` finds `app_prod.db` and `App prod PROD` but not `product-catalog`. The
+// `protect` patterns are shell-style globs: `*` matches any run of characters (also none), `?`
+// exactly one, everything else itself. Both ignore case: `App-PROD` is as much production as
+// `app-prod`.
+
+const WORD_BOUNDARIES = /[^\p{L}\p{N}]+/u;
+
+/** The first of `words` that `name` holds as a whole word, in any case, or undefined. */
+export function firstProtectedWord(name: string, words: readonly string[]): string | undefined {
+  const inName = new Set(name.toLowerCase().split(WORD_BOUNDARIES));
+  return words.find((word) => inName.has(word.toLowerCase()));
+}
 
 /** Turns one glob into an anchored regular expression. */
 export function globToRegExp(glob: string): RegExp {

@@ -94,19 +94,42 @@ function integerIn(min: number, max: number) {
   });
 }
 
+/** A URL as a message quotes it: whatever stands before an `@` in it (a user name, a password) hidden. */
+function quotedUrl(value: string): string {
+  return quoted(value.replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@'));
+}
+
 const httpUrl = z.string().transform((value, ctx) => {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got ${quoted(value)}` });
+    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got ${quotedUrl(value)}` });
     return z.NEVER;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got ${quoted(value)}` });
+    ctx.addIssue({ code: 'custom', message: `must be an http(s) URL, got ${quotedUrl(value)}` });
+    return z.NEVER;
+  }
+  // A password in a URL ends up in error messages and logs; the tokens have inputs of their own.
+  if (url.username !== '' || url.password !== '') {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must not carry a user name or password (https://user:pass@…; the value is not shown): give the URL without them, the token goes in its own input',
+    });
     return z.NEVER;
   }
   return value.replace(/\/+$/, '');
+});
+
+// A token is sent in a header: white space or a control character in it never authenticates, and
+// an HTTP library that refuses the header may quote it whole in its error.
+const TOKEN_SPOILERS = /[\s\p{Cc}]/u;
+
+const token = z.string().refine((value) => !TOKEN_SPOILERS.test(value), {
+  message:
+    'must not contain spaces, line breaks or control characters (the value is not shown); copy the token again without them',
 });
 
 const poolName = z
@@ -125,9 +148,9 @@ const inputSchema = z.object({
   ).pipe(httpUrl),
   'semaphore-token': required(
     "the semaphore's bearer token, the value set on its Worker with wrangler secret put SEMAPHORE_TOKEN",
-  ),
+  ).pipe(token),
   pool: trimmed.pipe(poolName.optional()),
-  'cloudflare-api-token': trimmed,
+  'cloudflare-api-token': trimmed.pipe(token.optional()),
   'cloudflare-account-id': trimmed.pipe(
     z
       .string()
@@ -144,7 +167,7 @@ const inputSchema = z.object({
   'deadline-minutes': optionalWithDefault('20', integerIn(1, 360)),
   'reclaim-dirty': optionalWithDefault('true', strictBoolean),
   'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
-  'github-token': trimmed,
+  'github-token': trimmed.pipe(token.optional()),
 });
 
 export const INPUT_NAMES = Object.keys(inputSchema.shape);
@@ -212,9 +235,38 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
   };
 }
 
-/** The secrets among the settings, for masking and for scanning output in tests. */
-export function secretsOf(settings: Settings): string[] {
-  return [settings.semaphoreToken, settings.cloudflare.apiToken, settings.githubToken ?? ''].filter(
-    (secret) => secret.length > 0,
-  );
+/**
+ * The secrets among the raw inputs, before (and whether or not) they validate: the tokens and any
+ * credentials in a URL. A refused setting must not reach the log either.
+ */
+export function rawSecretsOf(raw: RawInputs): string[] {
+  const tokens = SECRET_INPUTS.map((name) => (raw[name] ?? '').trim());
+  const inUrls = URL_INPUTS.flatMap((name) => urlCredentials(raw[name]));
+  return [...new Set([...tokens, ...inUrls])].filter((secret) => secret.length > 0);
+}
+
+const SECRET_INPUTS = ['semaphore-token', 'cloudflare-api-token', 'github-token'] as const;
+const URL_INPUTS = ['semaphore-url', 'cloudflare-api-base-url'] as const;
+
+/**
+ * The secret part of a URL's credentials (refused by the settings, hidden at every exit too): the
+ * password, or the user name when it stands alone (`https://<token>@host`).
+ */
+function urlCredentials(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  try {
+    const url = new URL(value.trim());
+    const secret = url.password !== '' ? url.password : url.username;
+    return secret === '' ? [] : [secret, decodedOrSelf(secret)];
+  } catch {
+    return [];
+  }
+}
+
+function decodedOrSelf(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }

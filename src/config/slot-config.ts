@@ -1,15 +1,22 @@
 // The slot config (a YAML file in the user's repository) says which Cloudflare resources make up
 // one preview slot. It is validated completely before any network call, and every problem names the
 // file, the place inside it (`resources.r2[1].expire.after`, line:column) and what to write instead.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import * as z from 'zod';
+import { shellCommand } from '../report/shell.ts';
 import { closestWord } from './did-you-mean.ts';
 import { parseDurationSeconds } from './duration.ts';
-import { firstMatchingGlob } from './glob.ts';
+import { firstMatchingGlob, firstProtectedWord } from './glob.ts';
 import { type DescribeInput, describeActionInput } from './settings.ts';
 
-export const DEFAULT_PROTECT: readonly string[] = ['*-prd*', '*-prod*', '*-production*'];
+/** Words no slot's resource name may contain, in any case: see `protect-words` in docs/config.md. */
+export const DEFAULT_PROTECT_WORDS: readonly string[] = ['prod', 'production', 'prd'];
+/**
+ * A slot config lists templates, not slots: a mebibyte is far more than any needs, and the bound
+ * keeps reading and validating it well under a second.
+ */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 export const R2_JURISDICTIONS = ['default', 'eu', 'us', 'fedramp', 'fedramp-high'] as const;
 export type R2Jurisdiction = (typeof R2_JURISDICTIONS)[number];
 
@@ -34,7 +41,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** A resource name of a slot matched a `protect` pattern: the slot is refused before any call. */
+/** A resource name of a slot is protected (`protect-words`, `protect`): the slot is refused before any call. */
 export class ProtectedResourceError extends ConfigError {
   constructor(file: string, slot: string, problems: readonly ConfigProblem[]) {
     super(file, problems, `refusing to touch slot '${slot}' (no Cloudflare call was made)`);
@@ -90,7 +97,10 @@ export interface SlotConfig {
     queues: QueueTemplate[];
     vectorize: VectorizeTemplate[];
   };
+  /** Globs a resource name may not match. */
   protect: string[];
+  /** Words a resource name may not contain. */
+  protectWords: string[];
   /** Line and column of every name template by its path (`resources.d1[0].name`), for messages. */
   positions: Record<string, { line: number; column: number }>;
 }
@@ -123,7 +133,7 @@ export interface SlotQueue extends Origin {
 export interface SlotVectorIndex extends Origin {
   name: string;
 }
-/** The concrete resources of one slot, every name expanded and checked against `protect`. */
+/** The concrete resources of one slot, every name expanded and checked against `protect` and `protect-words`. */
 export interface SlotResources {
   slot: string;
   workers: SlotWorker[];
@@ -132,6 +142,45 @@ export interface SlotResources {
   r2: SlotR2[];
   queues: SlotQueue[];
   vectorize: SlotVectorIndex[];
+}
+
+export type ResourceKind = 'workers' | 'd1' | 'kv' | 'r2' | 'queues' | 'vectorize';
+
+const KIND_NAMES: Record<ResourceKind, string> = {
+  workers: 'Worker',
+  d1: 'D1 database',
+  kv: 'KV namespace',
+  r2: 'R2 bucket',
+  queues: 'queue',
+  vectorize: 'Vectorize index',
+};
+
+/** One name template of the config and where it is: `resources.d1[0].name`. */
+interface NameTemplate {
+  kind: ResourceKind;
+  path: string;
+  template: string;
+}
+
+/** The key that holds the name template, by kind. */
+const NAME_KEYS = {
+  workers: 'name',
+  d1: 'name',
+  kv: 'title',
+  r2: 'bucket',
+  queues: 'name',
+  vectorize: 'name',
+} as const;
+
+/** Every name template, in the order of the file (kind by kind). */
+function nameTemplatesOf(resources: Record<ResourceKind, readonly object[]>): NameTemplate[] {
+  return (Object.keys(NAME_KEYS) as ResourceKind[]).flatMap((kind) =>
+    resources[kind].map((item, index) => {
+      const key = NAME_KEYS[kind];
+      const template = String((item as Record<string, unknown>)[key]);
+      return { kind, path: `resources.${kind}[${index}].${key}`, template };
+    }),
+  );
 }
 
 const PLACEHOLDERS = ['slot', 'n'];
@@ -239,9 +288,12 @@ const schema = z.strictObject({
     .refine((resources) => Object.values(resources).some((list) => list.length > 0), {
       message: 'lists no resource to erase; write e.g. d1: [{ name: "app-{slot}-db" }] under resources',
     }),
-  protect: z
-    .array(z.string().min(1, 'must not be empty; write e.g. "*-prod*"'))
-    .default([...DEFAULT_PROTECT]),
+  protect: z.array(z.string().min(1, 'must not be empty; write e.g. "*-live*"')).default([]),
+  'protect-words': z
+    .array(
+      z.string().regex(/^[\p{L}\p{N}]{1,63}$/u, 'must be one word of letters and digits; write e.g. prod'),
+    )
+    .default([...DEFAULT_PROTECT_WORDS]),
 });
 
 type Segment = string | number;
@@ -270,14 +322,16 @@ const EXAMPLES: Record<string, string> = {
   'resources.r2[].expire.id': 'id: expire-preview-files',
   'resources.r2[].expire.prefix': 'prefix: "backups/"',
   'resources.r2[].expire.after': 'after: 3h',
+  protect: 'protect: ["*-live*"]',
   'resources.queues': 'queues: [{ name: "app-{slot}-jobs" }]',
   'resources.queues[]': '- name: app-{slot}-jobs',
   'resources.queues[].name': 'name: app-{slot}-jobs',
   'resources.vectorize': 'vectorize: [{ name: "app-{slot}-embeddings" }]',
   'resources.vectorize[]': '- name: app-{slot}-embeddings',
   'resources.vectorize[].name': 'name: app-{slot}-embeddings',
-  protect: 'protect: ["*-prod*"]',
-  'protect[]': '"*-prod*"',
+  'protect[]': '"*-live*"',
+  'protect-words': 'protect-words: [prod, production, prd]',
+  'protect-words[]': 'prod',
 };
 
 function formatPath(path: readonly Segment[]): string {
@@ -416,6 +470,8 @@ function problemsOf(
 
 /** Parses and validates the text of a slot config; `fileName` is only used in messages. */
 export function parseSlotConfig(text: string, fileName: string): SlotConfig {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CONFIG_BYTES) throw tooLarge(fileName, bytes);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const [syntaxError] = doc.errors;
@@ -438,60 +494,28 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   const parsed = schema.safeParse(doc.toJS(), { reportInput: true });
   if (!parsed.success) throw new ConfigError(fileName, problemsOf(doc, lineCounter, parsed.error.issues));
 
-  const { pool, resources, protect } = parsed.data;
-  const pathsOf = (kind: string, key: string, names: string[]): [string, string][] =>
-    names.map((name, index) => [`resources.${kind}[${index}].${key}`, name]);
-  const templates = [
-    ...pathsOf(
-      'workers',
-      'name',
-      resources.workers.map((worker) => worker.name),
-    ),
-    ...pathsOf(
-      'd1',
-      'name',
-      resources.d1.map((database) => database.name),
-    ),
-    ...pathsOf(
-      'kv',
-      'title',
-      resources.kv.map((namespace) => namespace.title),
-    ),
-    ...pathsOf(
-      'r2',
-      'bucket',
-      resources.r2.map((bucket) => bucket.bucket),
-    ),
-    ...pathsOf(
-      'queues',
-      'name',
-      resources.queues.map((queue) => queue.name),
-    ),
-    ...pathsOf(
-      'vectorize',
-      'name',
-      resources.vectorize.map((index) => index.name),
-    ),
-  ];
+  const { pool, resources, protect, 'protect-words': protectWords } = parsed.data;
+  const templates = nameTemplatesOf(resources);
   const positions = Object.fromEntries(
-    templates.flatMap(([path]) => {
+    templates.flatMap(({ path }) => {
       const position = locate(doc, lineCounter, segmentsOf(path), false);
       return position ? [[path, position]] : [];
     }),
   );
-  const duplicates = templates.flatMap(([path, name], index) => {
-    const first = templates.findIndex(([other, otherName]) => otherName === name && sameKind(other, path));
-    const firstPath = templates[first]?.[0];
-    return first === index || firstPath === undefined
-      ? []
-      : [
-          {
-            path,
-            ...positions[path],
-            message: `'${name}' is listed twice (also at ${firstPath}); remove one of them`,
-          },
-        ];
-  });
+  // One pass with a map: a config of many templates must not take quadratic time to refuse.
+  const firstPathOf = new Map<string, string>();
+  const duplicates: ConfigProblem[] = [];
+  for (const { kind, path, template } of templates) {
+    const key = `${kind}\u0000${template}`;
+    const firstPath = firstPathOf.get(key);
+    if (firstPath === undefined) firstPathOf.set(key, path);
+    else
+      duplicates.push({
+        path,
+        ...positions[path],
+        message: `'${template}' is listed twice (also at ${firstPath}); remove one of them`,
+      });
+  }
   if (duplicates.length > 0) throw new ConfigError(fileName, duplicates);
 
   return {
@@ -513,6 +537,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
       vectorize: resources.vectorize,
     },
     protect,
+    protectWords,
     positions,
   };
 }
@@ -525,24 +550,35 @@ function segmentsOf(path: string): Segment[] {
   });
 }
 
-function sameKind(a: string, b: string): boolean {
-  return a.replace(/\[\d+\].*/, '') === b.replace(/\[\d+\].*/, '');
-}
-
 const EXAMPLE_FILE = `pool: preview-slot
 resources:
   d1:
     - name: app-{slot}-db`;
 
-/** Reads and validates the slot config at `path`; `describeInput` names the setting that gave the path. */
+function tooLarge(file: string, bytes: number): ConfigError {
+  return new ConfigError(file, [
+    {
+      path: '',
+      message: `is ${bytes.toLocaleString('en-US')} bytes, more than the ${MAX_CONFIG_BYTES.toLocaleString('en-US')} (1 MiB) a slot config may have; it lists the templates of one slot, not the slots themselves (see docs/config.md)`,
+    },
+  ]);
+}
+
+/**
+ * Reads and validates the slot config at `path`; a file over the size limit is not even read.
+ * `describeInput` names the setting that gave the path.
+ */
 export async function loadSlotConfig(
   path: string,
   describeInput: DescribeInput = describeActionInput,
 ): Promise<SlotConfig> {
   let text: string;
   try {
+    const { size } = await stat(path);
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(path, size);
     text = await readFile(path, 'utf8');
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new ConfigError(path, [
       {
@@ -557,6 +593,11 @@ export async function loadSlotConfig(
 }
 
 const SLOT_SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
+
+/** What `{n}` stands for: the last run of digits in the slug. */
+function lastNumberOf(slug: string): string | undefined {
+  return /(\d+)(?!.*\d)/.exec(slug)?.[1];
+}
 
 function expand(
   template: string,
@@ -573,9 +614,18 @@ function expand(
   return name.length > 0 ? { name } : { problem: `expands to an empty name at ${path}` };
 }
 
+/** Why a name is protected (`contains the protected word 'prod'`), or undefined. */
+function protectionOf(name: string, config: SlotConfig): string | undefined {
+  const word = firstProtectedWord(name, config.protectWords);
+  if (word !== undefined) return `contains the protected word '${word}' (protect-words)`;
+  const glob = firstMatchingGlob(name, config.protect);
+  return glob === undefined ? undefined : `matches the protect pattern '${glob}'`;
+}
+
 /**
  * The concrete resources of slot `slug`: every template expanded ({slot} = the slug, {n} = the last
- * number in it) and every name checked against `protect`. Any refusal throws before any call.
+ * number in it) and every name checked against `protect-words` and `protect`. Any refusal throws
+ * before any call.
  */
 export function resourcesForSlot(config: SlotConfig, slug: string): SlotResources {
   if (!SLOT_SLUG.test(slug)) {
@@ -586,7 +636,7 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
       },
     ]);
   }
-  const number = /(\d+)(?!.*\d)/.exec(slug)?.[1];
+  const number = lastNumberOf(slug);
   const problems: ConfigProblem[] = [];
   const protectedNames: ConfigProblem[] = [];
   const name = (template: string, path: string): string => {
@@ -595,12 +645,12 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
       problems.push({ path, ...config.positions[path], message: expanded.problem });
       return '';
     }
-    const glob = firstMatchingGlob(expanded.name, config.protect);
-    if (glob !== undefined) {
+    const protection = protectionOf(expanded.name, config);
+    if (protection !== undefined) {
       protectedNames.push({
         path,
         ...config.positions[path],
-        message: `'${template}' expands to '${expanded.name}', which matches the protect pattern '${glob}'; rename the template or the slot so no slot name can reach production`,
+        message: `'${template}' expands to '${expanded.name}', which ${protection}; rename the template or the slot so no slot name can reach production`,
       });
     }
     return expanded.name;
@@ -649,4 +699,60 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
     throw new ConfigError(config.file, problems, `cannot name the resources of slot '${slug}'`);
   if (protectedNames.length > 0) throw new ProtectedResourceError(config.file, slug, protectedNames);
   return resources;
+}
+
+/** A resource name one slot maps to, and the template it comes from. */
+interface SlotName extends NameTemplate {
+  slot: string;
+  name: string;
+}
+
+/** The names slot `slug` maps to; a template it cannot expand is left out (resourcesForSlot refuses it). */
+function namesOfSlot(config: SlotConfig, slug: string): SlotName[] {
+  if (!SLOT_SLUG.test(slug)) return [];
+  const number = lastNumberOf(slug);
+  return nameTemplatesOf(config.resources).flatMap((template) => {
+    const expanded = expand(template.template, slug, number, template.path);
+    return 'name' in expanded ? [{ ...template, slot: slug, name: expanded.name }] : [];
+  });
+}
+
+function sharedNameMessage(config: SlotConfig, first: SlotName, second: SlotName): string {
+  const where = (name: SlotName) => {
+    const position = config.positions[name.path];
+    const at = position === undefined ? '' : `:${position.line}:${position.column}`;
+    return `${config.file}${at} ${name.path} '${name.template}'`;
+  };
+  const templates = first.path === second.path ? where(first) : `${where(first)} and ${where(second)}`;
+  const fix = [first, second].some((name) => name.template.includes('{n}'))
+    ? 'use {slot} instead of {n} in the template'
+    : 'change the template so that every slot names its own resource';
+  const remove = shellCommand(['preview-gc', 'slots', 'remove', second.slot]);
+  return `slots '${first.slot}' and '${second.slot}' both map to the ${KIND_NAMES[first.kind]} '${first.name}' (${templates}): erasing one would erase the other's data, so both are refused. Fix: ${fix}, or take one of the two slots out of the pool${remove === null ? '' : ` (${remove})`}`;
+}
+
+/**
+ * One owner per resource name. For every slot among `slugs` (a pool's listing, or the slots it is
+ * about to have) that maps to a resource name another of them maps to as well: why it is refused,
+ * one message per shared name. Erasing such a slot would erase the data of the other, whoever holds
+ * it, so both are refused before any call. Linear in slots × templates.
+ */
+export function sharedResourceNames(config: SlotConfig, slugs: readonly string[]): Map<string, string[]> {
+  const owners = new Map<string, SlotName>();
+  const refusals = new Map<string, string[]>();
+  const refuse = (slug: string, message: string) =>
+    refusals.set(slug, [...(refusals.get(slug) ?? []), message]);
+  for (const slug of new Set(slugs)) {
+    for (const name of namesOfSlot(config, slug)) {
+      const key = `${name.kind}\u0000${name.name}`;
+      const owner = owners.get(key);
+      if (owner === undefined) owners.set(key, name);
+      else if (owner.slot !== slug) {
+        const message = sharedNameMessage(config, owner, name);
+        refuse(owner.slot, message);
+        refuse(slug, message);
+      }
+    }
+  }
+  return refusals;
 }

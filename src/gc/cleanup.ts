@@ -3,6 +3,7 @@
 // only a warning because the next acquirer or sweep erases the slot anyway.
 import { randomUUID } from 'node:crypto';
 import type { RunReport } from '../report/model.ts';
+import { shellCommand } from '../report/shell.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
 import {
   type CommandContext,
@@ -18,6 +19,7 @@ import {
   type OutcomeOfErase,
   type ReportBase,
   releaseHeldLease,
+  UNPASTABLE_NEXT_STEP,
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
@@ -32,6 +34,14 @@ export function holderOfPullRequest(pullRequest: number): string {
   return `pr-${pullRequest}`;
 }
 
+/** The command that ends the closed pull request's lease by hand (`release --force` checks the holder first). */
+function forceReleaseStep(slug: string): string {
+  const command = shellCommand(['preview-gc', 'release', '--slot', slug, '--force']);
+  return command === null
+    ? UNPASTABLE_NEXT_STEP
+    : `${command}   # only while the closed pull request still holds it`;
+}
+
 const cleanupOutcomeOf: OutcomeOfErase = (erase) =>
   erase.status === 'complete'
     ? { outcome: 'reclaimed' }
@@ -40,25 +50,49 @@ const cleanupOutcomeOf: OutcomeOfErase = (erase) =>
         problem: `released dirty; the teardown did not finish (${erase.problem ?? erase.status}), and the next sweep or acquirer erases the slot`,
       };
 
+/** How ending the pull request's lease went. */
+type LeaseEnding =
+  /** gc holds the slot now, under its own short lease. */
+  | { kind: 'held'; lease: Lease }
+  /** The pull request's lease ended before the force, and the slot is someone else's (or nobody's): untouched. */
+  | { kind: 'changed-hands'; holder: string | null; generation: number }
+  /** The pull request's lease was released, and someone took the slot before gc could. */
+  | { kind: 'taken' };
+
 /**
- * Ends the pull request's lease. A lease that has already expired is taken over with a plain acquire;
- * a live one is force-released, but only after checking it is still this pull request's lease (the
- * pull request is closed, so nobody else can be holding it).
+ * Ends the pull request's lease. An expired one is taken over with a plain acquire. A live one is
+ * force-released, on the condition, checked by the semaphore in the same transaction, that it is still
+ * the holder and the generation just read: if the pull request's lease ended and someone acquired the
+ * slot in between, the force changes nothing, so "release pr-7's slot" never releases pr-8's.
  */
-async function endPullRequestLease(ctx: CommandContext, slot: Slot, leaseMs: number): Promise<Lease | null> {
-  const takeOver = () =>
-    ctx.semaphore.acquireSpecific({
+async function endPullRequestLease(ctx: CommandContext, slot: Slot, leaseMs: number): Promise<LeaseEnding> {
+  const takeOver = async (): Promise<LeaseEnding> => {
+    const lease = await ctx.semaphore.acquireSpecific({
       type: ctx.pool,
       slug: slot.slug,
       holder: GC_HOLDER,
       leaseMs,
       requestId: randomUUID(),
     });
+    return lease === null ? { kind: 'taken' } : { kind: 'held', lease };
+  };
   const tookOver = await takeOver();
-  if (tookOver !== null) return tookOver;
+  if (tookOver.kind === 'held') return tookOver;
   const current = await ctx.semaphore.find(ctx.pool, slot.slug);
-  if (current.holder !== slot.holder) return null;
-  await ctx.semaphore.release({ type: ctx.pool, slug: slot.slug, force: true });
+  if (current.holder === null || current.holder !== slot.holder)
+    return { kind: 'changed-hands', holder: current.holder, generation: current.generation };
+  const answer = await ctx.semaphore.release({
+    type: ctx.pool,
+    slug: slot.slug,
+    force: true,
+    ifHolder: current.holder,
+    ifGeneration: current.generation,
+  });
+  // A condition that failed on a free slot of the same generation: the lease read has ended (this
+  // release went through on an attempt whose answer was lost, or its holder released it), so go on.
+  const ended = answer.holder === null && answer.generation === current.generation;
+  if (answer.conditionFailed && !ended)
+    return { kind: 'changed-hands', holder: answer.holder, generation: answer.generation };
   return takeOver();
 }
 
@@ -66,6 +100,7 @@ async function cleanupSlot(
   ctx: CommandContext,
   slot: Slot,
   options: CleanupOptions,
+  poolSlugs: readonly string[],
 ): Promise<UntimedSlotReport> {
   const base: ReportBase = {
     slug: slot.slug,
@@ -74,29 +109,40 @@ async function cleanupSlot(
     waitingMs: 0,
     erase: null,
   };
+  if (ctx.signal.aborted)
+    return { ...base, outcome: 'interrupted', problem: 'not started: the run was stopped' };
   if (options.dryRun) {
     const erase = await ctx.eraser.erase({ slug: slot.slug, fence: async () => true, dryRun: true });
     return { ...base, outcome: 'would-release', erase, problem: erase.problem };
   }
-  let lease: Lease | null;
+  let ending: LeaseEnding;
   try {
-    lease = await endPullRequestLease(ctx, slot, options.leaseMs);
+    ending = await endPullRequestLease(ctx, slot, options.leaseMs);
   } catch (error) {
     return {
       ...base,
       outcome: 'release-failed',
       problem: `the pull request's lease could not be released: ${describeError(error)}`,
-      nextStep: `preview-gc release --slot ${slot.slug} --force   # only while ${slot.holder ?? 'its holder'} still holds it`,
+      nextStep: forceReleaseStep(slot.slug),
     };
   }
-  if (lease === null) {
+  if (ending.kind === 'changed-hands') {
+    const now = ending.holder === null ? 'nobody holds it' : `${ending.holder} holds it`;
+    return {
+      ...base,
+      outcome: 'skipped',
+      problem: `the slot changed hands since it was listed: ${now} now (generation ${ending.generation}), so nothing was done`,
+    };
+  }
+  if (ending.kind === 'taken') {
     return {
       ...base,
       outcome: 'released',
       problem: 'someone took the slot as soon as it was free; they erase it on entry',
     };
   }
-  const refusal = ctx.eraser.refusal(slot.slug);
+  const { lease } = ending;
+  const refusal = ctx.eraser.refusal(slot.slug, poolSlugs);
   if (refusal !== null) {
     const refused: EraseOutcome = {
       status: 'failed',
@@ -119,14 +165,15 @@ export async function runCleanup(
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: held.length });
   // An empty pool is a misconfiguration; credentials Cloudflare refuses are said once, and the slots
   // are still released (dirty): the lease matters more than the erase.
+  const poolSlugs = listing.resources.map((slot) => slot.slug);
   const problem =
     listing.resources.length === 0
       ? await emptyPoolProblem(ctx)
-      : held.some((slot) => ctx.eraser.refusal(slot.slug) === null)
+      : held.some((slot) => ctx.eraser.refusal(slot.slug, poolSlugs) === null)
         ? await ctx.eraser.checkCredentials()
         : null;
 
-  const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options));
+  const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options, poolSlugs));
   return {
     command: 'cleanup',
     dryRun: options.dryRun,

@@ -7,7 +7,13 @@ import type { StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import { permissionOf, type TokenPermission } from '../cloudflare/permissions.ts';
 import type { RunPlace } from '../config/run-place.ts';
-import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
+import {
+  ConfigError,
+  resourcesForSlot,
+  type SlotConfig,
+  sharedResourceNames,
+} from '../config/slot-config.ts';
+import { visible } from '../report/log-text.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import type { Connection } from './cloudflare-connection.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
@@ -71,7 +77,8 @@ function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace
       kind: step.kind,
       resource: step.resource,
       status: step.status,
-      summary: step.failure === undefined ? step.summary : `${step.summary} (${step.failure.message})`,
+      summary:
+        step.failure === undefined ? step.summary : `${step.summary} (${visible(step.failure.message)})`,
       requests: step.requests,
     })),
   };
@@ -79,8 +86,18 @@ function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace
   const nextStep = nextStepFor(failedStep, configPath, place);
   return {
     ...outcome,
-    problem: `${failedStep.kind} '${failedStep.resource}': ${failedStep.failure.message}`,
+    // The API's message is the server's text: one line, its control characters spelled out.
+    problem: `${failedStep.kind} '${failedStep.resource}': ${visible(failedStep.failure.message)}`,
     ...(nextStep === undefined ? {} : { nextStep }),
+  };
+}
+
+/** sharedResourceNames of a listing, worked out once per listing rather than once per slot. */
+function sharedNamesOfPool(config: SlotConfig): (pool: readonly string[]) => Map<string, string[]> {
+  let last: { pool: readonly string[]; refusals: Map<string, string[]> } | undefined;
+  return (pool) => {
+    if (last?.pool !== pool) last = { pool, refusals: sharedResourceNames(config, pool) };
+    return last.refusals;
   };
 }
 
@@ -95,18 +112,19 @@ export function createCloudflareEraser(
     loaded ??= import('./cloudflare-connection.ts').then((module) => module.connect(options, pacer));
     return loaded;
   };
+  const sharedNames = sharedNamesOfPool(config);
   let credentials: Promise<string | null> | undefined;
   let credentialsRefused = false;
   const eraser: SlotEraser = {
-    refusal(slug) {
+    refusal(slug, pool) {
       if (credentialsRefused) return CREDENTIALS_REFUSED;
       try {
         resourcesForSlot(config, slug);
-        return null;
       } catch (error) {
         if (error instanceof ConfigError) return error.message;
         throw error;
       }
+      return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
     async erase({ slug, fence, dryRun }) {
       const { account, resolver, eraseSlot } = await connection();

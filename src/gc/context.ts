@@ -24,8 +24,11 @@ export interface EraseOutcome {
 }
 
 export interface SlotEraser {
-  /** Why this slot's resources must not be touched (a protected name, a bad template), or null. No call is made. */
-  refusal(slug: string): string | null;
+  /**
+   * Why this slot's resources must not be touched (a protected name, a bad template, a name another
+   * slot of `pool`, the listing's slugs, maps to as well), or null. No call is made.
+   */
+  refusal(slug: string, pool: readonly string[]): string | null;
   /** Erases one slot's resources in the order of docs/design.md#erasing-a-slot (compute, D1, KV, R2, Queues, Vectorize). */
   erase(request: EraseRequest): Promise<EraseOutcome>;
   /**

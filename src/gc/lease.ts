@@ -1,5 +1,8 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
+import { ConfigError } from '../config/slot-config.ts';
+import { visible } from '../report/log-text.ts';
 import type { SlotReport } from '../report/model.ts';
+import { shellCommand } from '../report/shell.ts';
 import type { Lease } from '../semaphore/protocol.ts';
 import type { CommandContext, EraseOutcome } from './context.ts';
 
@@ -10,8 +13,18 @@ export type UntimedSlotReport = Omit<SlotReport, 'durationMs'>;
 /** What a slot report says about an erase that ended, before the release is known. */
 export type OutcomeOfErase = (erase: EraseOutcome) => Pick<SlotReport, 'outcome' | 'problem' | 'nextStep'>;
 
+/** Instead of a command, when a slug or lease id from the semaphore cannot be pasted into a shell. */
+export const UNPASTABLE_NEXT_STEP =
+  "No command is shown: the semaphore sent a slot name or lease id that is not safe to paste into a shell. Check the slot with 'preview-gc status'; its lease runs out by itself and the next sweep picks it up.";
+
+/**
+ * An error as one line of a report. A config error is ours and lists its problems a line each;
+ * anything else may carry a server's words (an error message, an echoed value), so its newlines and
+ * control characters are spelled out rather than starting lines of their own.
+ */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof ConfigError) return error.message;
+  return visible(error instanceof Error ? error.message : String(error));
 }
 
 /**
@@ -99,7 +112,9 @@ export async function releaseHeldLease(
       ...withErase,
       outcome: 'release-failed',
       problem: `the release failed (${describeError(error)}); the lease of holder '${lease.holder}' expires by itself, and the next sweep picks the slot up`,
-      nextStep: `preview-gc release --slot ${lease.slug} --lease-id ${lease.leaseId}`,
+      nextStep:
+        shellCommand(['preview-gc', 'release', '--slot', lease.slug, '--lease-id', lease.leaseId]) ??
+        UNPASTABLE_NEXT_STEP,
     };
   }
   return { ...withErase, ...outcomeOf(erase) };

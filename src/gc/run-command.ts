@@ -37,17 +37,20 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
   }
 }
 
-/** A report for a run that failed before it produced one of its own. */
+/**
+ * A report for a run that failed before it produced one of its own, or (without a problem) was
+ * stopped by a signal before it started.
+ */
 export function failedRunReport(
   options: Pick<CommandOptions, 'command' | 'dryRun' | 'pullRequest'>,
   pool: string,
-  problem: string,
+  problem?: string,
 ): ReportBody {
   return {
     command: options.command,
     dryRun: options.dryRun,
     pool,
-    problems: [problem],
+    problems: problem === undefined ? [] : [problem],
     leftForNextRun: 0,
     expired: 0,
     slots: [],
@@ -62,7 +65,8 @@ export async function runCommand(ctx: CommandContext, options: CommandOptions): 
   const startedAt = ctx.now();
   let body: ReportBody;
   try {
-    body = await dispatch(ctx, options);
+    // A signal that came while the config was read and validated stops the run before any call.
+    body = ctx.signal.aborted ? failedRunReport(options, ctx.pool) : await dispatch(ctx, options);
   } catch (error) {
     body = {
       ...failedRunReport(

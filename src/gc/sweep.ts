@@ -69,6 +69,7 @@ async function reclaimSlot(
   ctx: CommandContext,
   candidate: SelectedSlot,
   options: GcOptions,
+  poolSlugs: readonly string[],
 ): Promise<UntimedSlotReport> {
   const base: ReportBase = {
     slug: candidate.slot.slug,
@@ -86,7 +87,7 @@ async function reclaimSlot(
       problem: 'not started: the run reached its deadline (`deadline-minutes`)',
     };
   }
-  const refusal = ctx.eraser.refusal(base.slug);
+  const refusal = ctx.eraser.refusal(base.slug, poolSlugs);
   if (refusal !== null) {
     return {
       ...base,
@@ -135,12 +136,17 @@ export async function runGc(
   // once, rather than every sweep succeeding at nothing or every slot failing alike.
   if (listing.resources.length === 0) return report([], [await emptyPoolProblem(ctx)], poolRowsOf(listing));
   // Only when some slot will be erased: a slot refused by the config gets no Cloudflare call at all.
-  const erasing = selection.selected.some((candidate) => ctx.eraser.refusal(candidate.slot.slug) === null);
+  const poolSlugs = listing.resources.map((slot) => slot.slug);
+  const erasing = selection.selected.some(
+    (candidate) => ctx.eraser.refusal(candidate.slot.slug, poolSlugs) === null,
+  );
   const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
   const candidates = selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug }));
-  const slots = await workThroughSlots(ctx, candidates, (candidate) => reclaimSlot(ctx, candidate, options));
+  const slots = await workThroughSlots(ctx, candidates, (candidate) =>
+    reclaimSlot(ctx, candidate, options, poolSlugs),
+  );
 
   // The pool is listed again only when this run changed it: a quiet sweep stays at one call.
   const changedPool = !options.dryRun && slots.some((slot) => slot.generation !== undefined);

@@ -132,9 +132,15 @@ function failures(report: RunReport): string[] {
   return lines;
 }
 
-/** A command goes in a code block to copy; advice is a sentence. */
+// A command to copy is one line without control characters: anything else is shown as a sentence.
+const ONE_PASTABLE_LINE = /^preview-gc [^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
+
+/**
+ * A command goes in a code block to copy; advice is a sentence. Commands are built with every value
+ * shell-quoted (src/report/shell.ts); this only keeps a broken one out of the block.
+ */
 function nextStepLines(nextStep: string): string[] {
-  return nextStep.startsWith('preview-gc ')
+  return ONE_PASTABLE_LINE.test(nextStep)
     ? ['```sh', escapeCodeBlock(nextStep), '```']
     : [`**Next:** ${esc(nextStep)}`];
 }

@@ -3,6 +3,7 @@
 // caller decides (a TTY, and NO_COLOR unset), so piped output stays plain.
 import { stripVTControlCharacters, styleText } from 'node:util';
 import { formatCount, formatDuration, plural, pullRequestOf } from './format.ts';
+import { visible } from './log-text.ts';
 import {
   countOutcomes,
   FAILED_OUTCOMES,
@@ -37,8 +38,9 @@ export function paint(style: TerminalStyle, format: Format, text: string): strin
 const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 
 /**
- * Text from outside (holders, slugs, API messages) without control characters, so nothing it
- * carries can move the cursor, recolour or retitle the user's terminal. Newlines stay.
+ * Text from outside of several lines (a problem, an API message) without control characters, so
+ * nothing it carries can move the cursor, recolour or retitle the user's terminal. Newlines stay;
+ * a one-line field (a slug, a holder) goes through `visible` instead, which spells them out.
  */
 export function clean(text: string): string {
   return text.replace(CONTROL_CHARACTERS, '\ufffd');
@@ -101,13 +103,13 @@ export function outcomeText(outcome: SlotOutcome | string, style: TerminalStyle)
   const known: { text: string; format: Format } | undefined = Object.hasOwn(OUTCOME_TEXT, outcome)
     ? OUTCOME_TEXT[outcome as SlotOutcome]
     : undefined;
-  return known === undefined ? clean(outcome) : paint(style, known.format, known.text);
+  return known === undefined ? visible(outcome) : paint(style, known.format, known.text);
 }
 
 function headline(report: RunReport, style: TerminalStyle): string {
   const failed = runFailed(report);
   const mark = failed ? paint(style, ['bold', 'red'], '✖') : paint(style, ['bold', 'green'], '✔');
-  const title = paint(style, 'bold', `preview-gc ${report.command} on pool ${clean(report.pool)}`);
+  const title = paint(style, 'bold', `preview-gc ${report.command} on pool ${visible(report.pool)}`);
   const verb = report.command === 'cleanup' ? 'released' : 'reclaimed';
   let result: string;
   if (report.problems.length > 0) result = 'did not complete';
@@ -144,7 +146,7 @@ function banners(report: RunReport, style: TerminalStyle): string[] {
   }
   if (report.interruptedBy !== undefined) {
     lines.push(
-      `${paint(style, ['bold', 'yellow'], 'STOPPED')}  by ${clean(report.interruptedBy)}. The lease in hand was released; slots not reached wait for the next sweep.`,
+      `${paint(style, ['bold', 'yellow'], 'STOPPED')}  by ${visible(report.interruptedBy)}. The lease in hand was released; slots not reached wait for the next sweep.`,
     );
   }
   for (const problem of report.problems) {
@@ -177,7 +179,7 @@ function eraseLines(slot: SlotReport, style: TerminalStyle): string[] {
       : [paint(style, 'dim', clean(slot.problem))];
   }
   return slot.erase.steps.map(
-    (step) => `${paint(style, 'dim', `${clean(step.resource)}:`)} ${clean(step.summary)}`,
+    (step) => `${paint(style, 'dim', `${visible(step.resource)}:`)} ${clean(step.summary)}`,
   );
 }
 
@@ -188,18 +190,18 @@ function holderText(holder: string | null, report: RunReport): string {
   if (holder === null) return '–';
   const pr = pullRequestOf(holder);
   const label = pr === null ? undefined : report.pullRequests?.[String(pr)];
-  if (label === undefined) return clean(holder);
+  if (label === undefined) return visible(holder);
   const title =
     [...label.title].length > TITLE_WIDTH
       ? `${[...label.title].slice(0, TITLE_WIDTH - 1).join('')}…`
       : label.title;
-  return `${clean(holder)} (${label.state}) ${clean(title)}`;
+  return `${visible(holder)} (${label.state}) ${visible(title)}`;
 }
 
 function slotSection(report: RunReport, style: TerminalStyle): string[] {
   if (report.slots.length === 0) return [];
   const rows = report.slots.map((slot) => [
-    clean(slot.slug),
+    visible(slot.slug),
     holderText(slot.previousHolder, report),
     slot.reason === 'held-by-pull-request' ? '–' : `${formatDuration(slot.waitingMs)} (${slot.reason})`,
     outcomeText(slot.outcome, style),
@@ -230,7 +232,7 @@ function attentionSection(report: RunReport, style: TerminalStyle): string[] {
   const lines = heading('What needs attention', style);
   for (const slot of needingAPerson) {
     lines.push(
-      `  ${paint(style, 'bold', clean(slot.slug))} ${outcomeText(slot.outcome, style)}: ${clean(slot.problem ?? '')}`,
+      `  ${paint(style, 'bold', visible(slot.slug))} ${outcomeText(slot.outcome, style)}: ${clean(slot.problem ?? '')}`,
     );
     if (slot.nextStep !== undefined) {
       for (const step of clean(slot.nextStep).split('\n'))
@@ -252,9 +254,9 @@ function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
   return renderTable(
     ['SLOT', 'STATE', 'HOLDER', 'LEASE', 'DIRTY', 'GENERATION'],
     rows.map((row) => [
-      clean(row.slug),
+      visible(row.slug),
       row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
-      clean(row.holder ?? '–'),
+      visible(row.holder ?? '–'),
       leaseText(row),
       row.dirty ? paint(style, 'yellow', 'yes') : 'no',
       String(row.generation),
@@ -277,7 +279,7 @@ function usageSection(report: RunReport, style: TerminalStyle): string[] {
   if (api === null) return [...lines, semaphore, '  Cloudflare  no requests'];
   const byKind = Object.entries(api.byKind)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([kind, n]) => `${clean(kind)} ${formatCount(n)}`)
+    .map(([kind, n]) => `${visible(kind)} ${formatCount(n)}`)
     .join(', ');
   const limited =
     api.rateLimited > 0
@@ -298,7 +300,7 @@ function footer(report: RunReport, style: TerminalStyle): string[] {
     paint(
       style,
       'dim',
-      `preview-gc ${report.command}${report.dryRun ? ' (dry run)' : ''}, started ${clean(report.startedAt)}, took ${formatDuration(report.durationMs)}.`,
+      `preview-gc ${report.command}${report.dryRun ? ' (dry run)' : ''}, started ${visible(report.startedAt)}, took ${formatDuration(report.durationMs)}.`,
     ),
   ];
 }

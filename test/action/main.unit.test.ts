@@ -12,6 +12,8 @@ const INPUTS: RawInputs = {
 };
 
 interface Recorded {
+  /** Every log line and annotation (message and title), as written. */
+  lines: string[];
   secrets: string[];
   failed: string[];
   warnings: string[];
@@ -24,18 +26,23 @@ function dependencies(
   execute: ActionDependencies['execute'],
   overrides: Partial<ActionDependencies> = {},
 ): { deps: ActionDependencies; recorded: Recorded } {
-  const recorded: Recorded = { secrets: [], failed: [], warnings: [], outputs: {}, summaries: [] };
+  const recorded: Recorded = { lines: [], secrets: [], failed: [], warnings: [], outputs: {}, summaries: [] };
+  const annotate = (message: string, properties?: { title?: string }) =>
+    recorded.lines.push(message, properties?.title ?? '');
   const deps: ActionDependencies = {
     readInputs: () => inputs,
     setSecret: (secret) => recorded.secrets.push(secret),
-    info: () => {},
+    info: (message) => recorded.lines.push(message),
     setFailed: (message) => recorded.failed.push(message),
     setOutput: (name, value) => {
       recorded.outputs[name] = value;
     },
-    error: () => {},
-    warning: (message) => recorded.warnings.push(message),
-    notice: () => {},
+    error: annotate,
+    warning: (message, properties) => {
+      recorded.warnings.push(message);
+      annotate(message, properties);
+    },
+    notice: annotate,
     writeSummary: async (markdown) => {
       recorded.summaries.push(markdown);
     },
@@ -109,5 +116,78 @@ describe('run', () => {
     expect(recorded.summaries[0]).toContain('Stopped by SIGTERM');
     expect(recorded.failed[0]).toBe('preview-gc was stopped by SIGTERM.');
     expect(process.listenerCount('SIGTERM')).toBe(listenersBefore);
+  });
+});
+
+describe('run: every exit behind one net', () => {
+  const TOKEN = 'sem-token-123';
+  const CF = 'cf-token-456';
+  const forms = (secret: string) => [
+    secret,
+    encodeURIComponent(`${secret}/`),
+    Buffer.from(`Bearer ${secret}`).toString('base64'),
+  ];
+  const hostileSlug = 'preview-1\n::warning title=X::fake\n::add-mask::preview';
+
+  async function hostileRun() {
+    const echo = (secret: string) =>
+      `Authentication error (${forms(secret).join(', ')}) ##[warning]legacy\n::error::injected`;
+    const report = runReport({
+      problems: [`the semaphore said: ${echo(TOKEN)}`],
+      slots: [
+        slotReport({
+          slug: hostileSlug,
+          outcome: 'erase-failed',
+          problem: `d1 'db': ${echo(CF)}`,
+          nextStep: `preview-gc release --slot x --lease-id ${TOKEN}`,
+        }),
+      ],
+    });
+    const { deps, recorded } = dependencies(INPUTS, async (_settings, { progress }) => {
+      progress({ kind: 'slot-started', slug: hostileSlug, index: 0, total: 1 });
+      progress({ kind: 'slot-finished', slug: hostileSlug, outcome: '::stop-commands::x', durationMs: 5 });
+      return report;
+    });
+    await run(deps);
+    return recorded;
+  }
+
+  it('shows no token in any form in log lines, annotations, outputs, the report or the summary', async () => {
+    const recorded = await hostileRun();
+    const everything = [
+      ...recorded.lines,
+      ...recorded.failed,
+      ...recorded.summaries,
+      ...Object.values(recorded.outputs).map(String),
+    ].join('\n');
+    for (const secret of [TOKEN, CF]) {
+      for (const form of forms(secret)) expect(everything).not.toContain(form.slice(4, -4));
+    }
+    expect(everything).toContain('***');
+    expect(JSON.parse(String(recorded.outputs.report)).problems[0]).toContain('***');
+  });
+
+  it('writes no log line that starts a workflow command', async () => {
+    const recorded = await hostileRun();
+    const lines = [...recorded.lines, ...recorded.failed].flatMap((text) => text.split(/\r\n|\r|\n/));
+    expect(lines.filter((line) => line.trimStart().startsWith('::') || line.includes('##['))).toEqual([]);
+    expect(recorded.lines).toContain('[1/1] preview-1\\n::warning title=X::fake\\n::add-mask::preview…');
+  });
+
+  it('masks every form of every secret with the runner, a refused input included', async () => {
+    const { deps, recorded } = dependencies(
+      { ...INPUTS, 'max-slots': 'many', 'github-token': 'gh-x1' },
+      async () => runReport({ slots: [] }),
+    );
+    await run(deps);
+    expect(recorded.failed[0]).toMatch(/input 'max-slots'/);
+    expect(recorded.secrets).toEqual(
+      expect.arrayContaining([
+        TOKEN,
+        encodeURIComponent(TOKEN),
+        'Bearer gh-x1',
+        Buffer.from(CF).toString('base64'),
+      ]),
+    );
   });
 });

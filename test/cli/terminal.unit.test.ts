@@ -153,17 +153,18 @@ describe('renderTerminalReport', () => {
     expect(labelled).toMatch(/preview-1 +pr-1592 \(merged\) Checkout: split payments across… +2 h/);
   });
 
-  it('neutralises control characters in names from outside', () => {
+  it('spells out control characters and newlines in names from outside', () => {
     const hostile = renderTerminalReport(
       {
         ...gcReport,
-        slots: [slot('preview-1', 'reclaimed', { previousHolder: 'pr-1\u001b]0;pwned\u0007' })],
+        slots: [slot('preview-1\n::warning::x', 'reclaimed', { previousHolder: 'pr-1\u001b]0;pwned\u0007' })],
       },
       { color: false },
     );
     expect(hostile).not.toContain('\u001b');
     expect(hostile).not.toContain('\u0007');
-    expect(hostile).toContain('pr-1\ufffd]0;pwned\ufffd');
+    expect(hostile).toContain('pr-1\\u001b]0;pwned\\u0007');
+    expect(hostile).toContain('preview-1\\n::warning::x');
   });
 });
 

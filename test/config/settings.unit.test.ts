@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSettings, type RawInputs, SettingsError, secretsOf } from '../../src/config/settings.ts';
+import { parseSettings, type RawInputs, rawSecretsOf, SettingsError } from '../../src/config/settings.ts';
 
 const ACCOUNT = '0123456789abcdef0123456789abcdef';
 const minimal: RawInputs = {
@@ -90,8 +90,51 @@ describe('parseSettings', () => {
     expect(parseSettings({ ...minimal, 'reclaim-dirty': 'FALSE' }).reclaimDirty).toBe(false);
   });
 
-  it('lists the secrets to mask', () => {
-    const settings = parseSettings({ ...minimal, 'github-token': 'gh-secret' });
-    expect(secretsOf(settings).sort()).toEqual(['cf-secret', 'gh-secret', 'sem-secret']);
+  it('lists the secrets to mask, trimmed, also when an input is refused', () => {
+    const raw = { ...minimal, 'github-token': ' gh-secret\n', 'max-slots': 'many' };
+    expect(rawSecretsOf(raw).sort()).toEqual(['cf-secret', 'gh-secret', 'sem-secret']);
+  });
+
+  it('counts the password of a URL (or a user name standing alone) among the secrets', () => {
+    expect(
+      rawSecretsOf({
+        'semaphore-url': 'https://ops:p%40ss@semaphore.example',
+        'cloudflare-api-base-url': 'https://cf-in-url@api.example',
+      }).sort(),
+    ).toEqual(['cf-in-url', 'p%40ss', 'p@ss']);
+  });
+});
+
+describe('parseSettings: secrets never echoed', () => {
+  it.each([
+    ['semaphore-url', 'https://ops:hunter2-secret@semaphore.example'],
+    ['semaphore-url', 'https://hunter2-secret@semaphore.example'],
+    ['cloudflare-api-base-url', 'https://ops:hunter2-secret@api.example/client/v4'],
+  ])('refuses %s with credentials, without quoting them', (name, value) => {
+    const problems = problemsOf({ ...minimal, [name]: value });
+    expect(problems).toEqual([expect.stringMatching(/must not carry a user name or password/)]);
+    expect(problems.join('\n')).not.toContain('hunter2-secret');
+  });
+
+  it('hides the credentials of a URL it cannot parse when it quotes it', () => {
+    const problems = problemsOf({ ...minimal, 'semaphore-url': 'https://ops:hunter2 secret@semaphore ex' });
+    expect(problems).toEqual([
+      expect.stringMatching(/must be an http\(s\) URL, got 'https:\/\/\*\*\*@semaphore ex'/),
+    ]);
+  });
+
+  it.each([
+    ['semaphore-token', 'sem-hunter2\rX-Evil: 1'],
+    ['semaphore-token', 'sem hunter2'],
+    ['cloudflare-api-token', 'cf-hunter2\u0000'],
+    ['github-token', 'gh-hunter2\tgh'],
+  ])('refuses %s with white space or a control character inside, without quoting it', (name, value) => {
+    const problems = problemsOf({ ...minimal, [name]: value });
+    expect(problems).toEqual([
+      expect.stringMatching(
+        new RegExp(`input '${name}' must not contain spaces, line breaks or control characters`),
+      ),
+    ]);
+    expect(problems.join('\n')).not.toContain('hunter2');
   });
 });

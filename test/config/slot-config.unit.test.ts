@@ -8,6 +8,7 @@ import {
   ProtectedResourceError,
   parseSlotConfig,
   resourcesForSlot,
+  sharedResourceNames,
 } from '../../src/config/slot-config.ts';
 import { DESIGN_EXAMPLE } from './design-example.ts';
 
@@ -45,7 +46,7 @@ describe('parseSlotConfig', () => {
     expect(config.protect).toEqual(['*-prd*', '*-prod*', '*-production*']);
   });
 
-  it('fills defaults: park, rows, no prefix, the default jurisdiction and the three protect patterns', () => {
+  it('fills defaults: park, rows, no prefix, the default jurisdiction and the protected words', () => {
     const config = parseSlotConfig(
       `pool: p1
 resources:
@@ -62,7 +63,8 @@ resources:
       jurisdiction: 'eu',
       expire: { id: 'x', prefix: '', afterSeconds: 5400 },
     });
-    expect(config.protect).toEqual(['*-prd*', '*-prod*', '*-production*']);
+    expect(config.protect).toEqual([]);
+    expect(config.protectWords).toEqual(['prod', 'production', 'prd']);
   });
 
   it('names file, path, line:column and what to write for a bad duration', () => {
@@ -237,7 +239,7 @@ describe('resourcesForSlot', () => {
     );
   });
 
-  it('refuses names that match a protect pattern, naming the template and its line', () => {
+  it('refuses names that hold a protected word, naming the template and its line', () => {
     let error: unknown;
     try {
       resourcesForSlot(config, 'prod-1');
@@ -252,7 +254,7 @@ describe('resourcesForSlot', () => {
       line: 7,
       column: 13,
       message:
-        "'app-{slot}-db' expands to 'app-prod-1-db', which matches the protect pattern '*-prod*'; rename the template or the slot so no slot name can reach production",
+        "'app-{slot}-db' expands to 'app-prod-1-db', which contains the protected word 'prod' (protect-words); rename the template or the slot so no slot name can reach production",
     });
     expect(refused.message).toMatch(/^refusing to touch slot 'prod-1' \(no Cloudflare call was made\)/);
   });
@@ -268,5 +270,130 @@ describe('resourcesForSlot', () => {
 
   it('refuses a slug that cannot be part of a name', () => {
     expect(() => resourcesForSlot(config, '*')).toThrow(/not a usable slug/);
+  });
+
+  it('matches a protect glob when no protected word is in the name', () => {
+    const custom = parseSlotConfig(
+      'pool: p\nresources:\n  d1: [{ name: "app-{slot}" }]\nprotect: ["*-live*"]\n',
+      FILE,
+    );
+    expect(() => resourcesForSlot(custom, 'live-1')).toThrow(/matches the protect pattern '\*-live\*'/);
+  });
+});
+
+describe('protect-words: prod, production and prd as whole words, in any case', () => {
+  const config = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "{slot}" }]\n', FILE);
+  const isProtected = (slug: string) => {
+    try {
+      resourcesForSlot(config, slug);
+      return false;
+    } catch (error) {
+      if (error instanceof ProtectedResourceError) return true;
+      throw error;
+    }
+  };
+
+  it.each(['app_production', 'prod-api', 'app-prod', 'prod', 'app_prd_1', 'api-production-eu', 'x-prod-1'])(
+    'protects %s',
+    (slug) => {
+      expect(isProtected(slug)).toBe(true);
+    },
+  );
+
+  it.each(['product-catalog', 'app-products', 'reproduce-1', 'preview-3', 'prodigy', 'productionize-1'])(
+    'leaves %s alone',
+    (slug) => {
+      expect(isProtected(slug)).toBe(false);
+    },
+  );
+
+  it('finds the word in any case and between spaces and dots (a KV title)', () => {
+    const titled = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "App {slot} PROD" }]\n', FILE);
+    expect(() => resourcesForSlot(titled, 'preview-1')).toThrow(/contains the protected word 'prod'/);
+    const dotted = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "app.{slot}.Production" }]\n', FILE);
+    expect(() => resourcesForSlot(dotted, 'preview-1')).toThrow(/contains the protected word 'production'/);
+  });
+
+  it('takes words of your own, and an empty list turns the words off', () => {
+    const own = parseSlotConfig(
+      'pool: p\nresources:\n  kv: [{ title: "{slot}" }]\nprotect-words: [live]\n',
+      FILE,
+    );
+    expect(() => resourcesForSlot(own, 'live-1')).toThrow(/contains the protected word 'live'/);
+    expect(resourcesForSlot(own, 'prod-1').kv[0]?.title).toBe('prod-1');
+    const none = parseSlotConfig(
+      'pool: p\nresources:\n  kv: [{ title: "{slot}" }]\nprotect-words: []\n',
+      FILE,
+    );
+    expect(resourcesForSlot(none, 'prod-1').kv[0]?.title).toBe('prod-1');
+  });
+
+  it('refuses a protected "word" that is not one', () => {
+    expect(
+      refusal('pool: p\nresources:\n  kv: [{ title: "{slot}" }]\nprotect-words: ["prod-*"]\n').message,
+    ).toMatch(/protect-words\[0\]: must be one word of letters and digits/);
+  });
+});
+
+describe('the size of a slot config', () => {
+  const manyTemplates = (count: number) =>
+    `pool: p\nresources:\n  d1:\n${Array.from({ length: count }, (_, i) => `    - name: db${i}-{slot}\n`).join('')}`;
+
+  it('refuses more than 1 MiB before parsing it, saying why', async () => {
+    const text = `${manyTemplates(1)}# ${'x'.repeat(1024 * 1024)}\n`;
+    expect(refusal(text).message).toMatch(
+      /\.github\/preview-slots\.yml: is 1,048,\d{3} bytes, more than the 1,048,576 \(1 MiB\) a slot config may have/,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'preview-gc-config-'));
+    const file = join(dir, 'huge.yml');
+    await writeFile(file, text);
+    await expect(loadSlotConfig(file)).rejects.toThrow(/huge\.yml: is 1,048,\d{3} bytes/);
+  });
+
+  it('names every duplicate of a config with tens of thousands of templates (one pass, not one per pair)', () => {
+    const text = `${manyTemplates(20_000)}    - name: db7-{slot}\n    - name: db19999-{slot}\n`;
+    expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+    const error = refusal(text);
+    expect(error.problems.map((problem) => problem.message)).toEqual([
+      "'db7-{slot}' is listed twice (also at resources.d1[7].name); remove one of them",
+      "'db19999-{slot}' is listed twice (also at resources.d1[19999].name); remove one of them",
+    ]);
+  });
+});
+
+describe('sharedResourceNames: one owner per resource name', () => {
+  const numbered = parseSlotConfig(
+    'pool: p\nresources:\n  workers: [{ name: "app-{slot}" }]\n  d1: [{ name: "app-{n}-db" }]\n',
+    FILE,
+  );
+
+  it('refuses both slots that map to one name, naming the two slots, the template and the fix', () => {
+    const refused = sharedResourceNames(numbered, ['preview-1', 'preview-2', 'staging-1']);
+    expect([...refused.keys()].sort()).toEqual(['preview-1', 'staging-1']);
+    const [message] = refused.get('staging-1') ?? [];
+    expect(message).toBe(
+      "slots 'preview-1' and 'staging-1' both map to the D1 database 'app-1-db' (.github/preview-slots.yml:4:16 resources.d1[0].name 'app-{n}-db'): erasing one would erase the other's data, so both are refused. Fix: use {slot} instead of {n} in the template, or take one of the two slots out of the pool (preview-gc slots remove staging-1)",
+    );
+    expect(refused.get('preview-1')).toEqual([message]);
+  });
+
+  it('finds a name two different templates give two slots', () => {
+    const mixed = parseSlotConfig(
+      'pool: p\nresources:\n  d1:\n    - name: "{slot}-db"\n    - name: "preview-{n}-db"\n',
+      FILE,
+    );
+    const refused = sharedResourceNames(mixed, ['preview-1', 'staging-1']);
+    expect(refused.get('preview-1')?.[0]).toMatch(
+      /both map to the D1 database 'preview-1-db' \(.*resources\.d1\[0\]\.name '\{slot\}-db' and .*resources\.d1\[1\]\.name 'preview-\{n\}-db'\)/,
+    );
+  });
+
+  it('lets {slot} templates, different numbers and different kinds be', () => {
+    expect(sharedResourceNames(numbered, ['preview-1', 'preview-2', 'preview-3']).size).toBe(0);
+    const kinds = parseSlotConfig(
+      'pool: p\nresources:\n  d1: [{ name: "x-{n}" }]\n  kv: [{ title: "x-{n}" }]\n',
+      FILE,
+    );
+    expect(sharedResourceNames(kinds, ['a-1', 'a-2']).size).toBe(0);
   });
 });

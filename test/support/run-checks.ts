@@ -45,3 +45,25 @@ export function summaryEscapeProblems(summary: string): string[] {
   if (control !== null) problems.push(`a control character U+${control[0].codePointAt(0)?.toString(16)}`);
   return problems;
 }
+
+// The commands the action writes on purpose: its annotations (titled preview-gc, or the one untitled
+// failure and summary warning) and the masks of its own secrets.
+const OWN_ANNOTATION = /^::(?:error|warning|notice)(?: title=preview-gc[^:]*)?::/;
+
+/**
+ * Lines of a run's stdout the Actions runner would act on that the action did not mean: a line
+ * starting with `::` (after white space) that is not one of its own annotations or masks, more than
+ * one untitled failure, or `##[` anywhere (the runner's legacy parser looks for it mid-line).
+ */
+export function workflowCommandProblems(stdout: string, ownMasks: ReadonlySet<string>): string[] {
+  const lines = stdout.split(/\r\n|\r|\n/);
+  const foreign = lines.filter((line) => {
+    const command = line.trimStart();
+    if (line.includes('##[')) return true;
+    if (!command.startsWith('::')) return false;
+    if (command.startsWith('::add-mask::')) return !ownMasks.has(command.slice('::add-mask::'.length));
+    return !OWN_ANNOTATION.test(command);
+  });
+  const failures = lines.filter((line) => line.startsWith('::error::'));
+  return failures.length > 1 ? [...foreign, ...failures.slice(1)] : foreign;
+}

@@ -5,7 +5,10 @@ import type { RunFault } from './runner.ts';
 import type { Plan, SlotStart, Step } from './world.ts';
 
 const slotStart: fc.Arbitrary<SlotStart> = fc.constantFrom('clean', 'dirty', 'live', 'expired');
-const runner = fc.constantFrom('github' as const, 'depot' as const);
+const gcRunner = fc.constantFrom('github' as const, 'depot' as const);
+const runner = fc.constantFrom('github' as const, 'depot' as const, 'cleanup' as const);
+/** Pull requests of the plan, and the two the start may give a slot to. */
+const closedPr = fc.constantFrom(1, 2, 3, 90, 91);
 const pr = fc.integer({ min: 1, max: 3 });
 
 const fault: fc.Arbitrary<RunFault> = fc.oneof(
@@ -44,12 +47,20 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('gc-start' as const),
-      runner,
+      runner: gcRunner,
       dryRun: fc.oneof(
         { weight: 3, arbitrary: fc.constant(false) },
         { weight: 1, arbitrary: fc.constant(true) },
       ),
       fault: fc.option(fault, { freq: 2 }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('cleanup-start' as const),
+      pr: closedPr,
+      change: fc.constantFrom('none' as const, 'person-forces' as const, 'pr-hands-over' as const),
     }),
   },
   {
@@ -64,5 +75,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 export const planArbitrary: fc.Arbitrary<Plan> = fc.record({
   start: fc.tuple(slotStart, slotStart),
+  names: fc.oneof(
+    { weight: 4, arbitrary: fc.constant('own' as const) },
+    { weight: 1, arbitrary: fc.constant('shared' as const) },
+  ),
   steps: fc.array(step, { minLength: 2, maxLength: 14 }),
 });

@@ -2,10 +2,11 @@
 // Cloudflare traffic passes through wrappers that (1) stop it before every semaphore call and every
 // destructive Cloudflare call until the model lets it go on, so other actors act in between, (2)
 // tell the world what the semaphore really answered, and (3) inject the run's one fault.
-import type { Lease } from '../../../src/semaphore/protocol.ts';
+import type { Lease, ReleaseAnswer } from '../../../src/semaphore/protocol.ts';
 import { type InProcessRun, runActionInProcess } from '../../support/in-process-action.ts';
 
-export type RunnerName = 'github' | 'depot';
+/** GitHub's and Depot's gc, and the cleanup of a closed pull request. */
+export type RunnerName = 'github' | 'depot' | 'cleanup';
 export type StopKind = 'list' | 'acquire' | 'renew' | 'release' | 'find' | 'change';
 
 function stopKindOf(pathname: string): StopKind {
@@ -25,9 +26,21 @@ export type RunFault =
 export interface RunnerObserver {
   granted(runner: Runner, lease: Lease): void;
   fenced(runner: Runner, ok: boolean): void;
-  released(runner: Runner, slug: string, answer: { released: boolean; dirty: boolean }, clean: boolean): void;
-  destructive(runner: Runner, method: string, path: string): void;
+  released(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer): void;
+  /** Right before a force goes out: the world may hand the slot to someone else now. */
+  beforeForce(runner: Runner, slug: string): Promise<void>;
+  /** Checked before the call goes out (the world may look at the semaphore meanwhile). */
+  destructive(runner: Runner, method: string, path: string): Promise<void>;
   note(line: string): void;
+}
+
+/** What a release asked for, as the semaphore received it. */
+export interface ReleaseBody {
+  slug: string;
+  clean?: boolean;
+  force?: boolean;
+  ifHolder?: string;
+  ifGeneration?: number;
 }
 
 export interface RunnerOptions {
@@ -150,6 +163,8 @@ export class Runner {
       await this.stop(stopKindOf(url.pathname));
       const method = init?.method ?? 'GET';
       const body = bodyText(init);
+      const request = parse(body) as ReleaseBody | undefined;
+      if (request?.force === true) await this.options.observer.beforeForce(this, request.slug);
       this.semaphoreCalls.push({ method, path: `${url.pathname}${url.search}`, body });
       this.calls.semaphore += 1;
       const fault = this.takeFault('semaphore', this.calls.semaphore);
@@ -171,7 +186,7 @@ export class Runner {
 
   /** `known`: the runner will see this answer (a lost one is retried and seen then). */
   private observe(pathname: string, requestBody: string, answer: unknown, known: boolean): void {
-    const request = parse(requestBody) as { slug?: string; clean?: boolean } | undefined;
+    const request = parse(requestBody) as ReleaseBody | undefined;
     const { observer } = this.options;
     if (pathname.endsWith('/acquire-specific') && answer !== null && answer !== undefined) {
       const lease = answer as Lease;
@@ -190,12 +205,7 @@ export class Runner {
       if (answer !== null) this.advancedSinceFence = 0;
     }
     if (pathname.endsWith('/release') && request?.slug !== undefined) {
-      observer.released(
-        this,
-        request.slug,
-        answer as { released: boolean; dirty: boolean },
-        request.clean === true,
-      );
+      observer.released(this, request, answer as ReleaseAnswer);
       this.current = null;
     }
   }
@@ -207,7 +217,7 @@ export class Runner {
       if (isDestructive(method, url.pathname, bodyText(init))) {
         await this.stop('change');
         this.destructiveCalls.push(`${method} ${url.pathname}`);
-        this.options.observer.destructive(this, method, url.pathname);
+        await this.options.observer.destructive(this, method, url.pathname);
       }
       this.calls.cloudflare += 1;
       const fault = this.takeFault('cloudflare', this.calls.cloudflare);

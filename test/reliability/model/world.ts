@@ -6,13 +6,27 @@
 import type { SlotConfig } from '../../../src/config/slot-config.ts';
 import { type SemaphoreClient, SemaphoreError } from '../../../src/semaphore/client.ts';
 import type { LocalSemaphore } from '../../../src/semaphore/local.ts';
-import type { Lease, Slot } from '../../../src/semaphore/protocol.ts';
+import type { Lease, ReleaseAnswer, Slot } from '../../../src/semaphore/protocol.ts';
 import { expectedExitCode } from '../../support/exit-policy.ts';
 import { secretLeaks, summaryEscapeProblems } from '../../support/run-checks.ts';
 import { advanceClock } from '../../support/test-clock.ts';
-import { eraseStepOf, isErased, slotContents, slotSeed, tenantData } from '../../support/twin-slot.ts';
+import {
+  eraseStepOf,
+  isErased,
+  slotContents,
+  slotPathMarkers,
+  slotSeed,
+  tenantData,
+} from '../../support/twin-slot.ts';
 import { startTwin, type Twin } from '../../twin/twin.ts';
-import { type RunFault, Runner, type RunnerName, type RunnerObserver, type StopKind } from './runner.ts';
+import {
+  type ReleaseBody,
+  type RunFault,
+  Runner,
+  type RunnerName,
+  type RunnerObserver,
+  type StopKind,
+} from './runner.ts';
 
 export const GC_LEASE_MS = 30 * 60_000;
 export const PR_LEASE_MS = 10 * 60_000;
@@ -23,13 +37,21 @@ const ADVANCE_MS = {
   'past-gc-lease': GC_LEASE_MS + 60_000,
 };
 
+/** A slot config and its file. */
+export interface ModelConfig {
+  config: SlotConfig;
+  path: string;
+}
+
 export interface ModelEnv {
   semaphore: LocalSemaphore;
   client: SemaphoreClient;
-  config: SlotConfig;
-  configPath: string;
+  /** `own`: every slot names its own resources; `shared`: both slots of a world name the same ones. */
+  configs: Record<SlotNames, ModelConfig>;
   cloudflareToken: string;
 }
+
+export type SlotNames = 'own' | 'shared';
 
 export type SlotStart = 'clean' | 'dirty' | 'live' | 'expired';
 
@@ -38,13 +60,23 @@ export type Step =
   | { kind: 'force'; slot: 0 | 1 }
   | { kind: 'person-release' }
   | { kind: 'advance'; by: keyof typeof ADVANCE_MS }
-  | { kind: 'gc-start'; runner: RunnerName; dryRun: boolean; fault: RunFault | null }
+  | { kind: 'gc-start'; runner: Exclude<RunnerName, 'cleanup'>; dryRun: boolean; fault: RunFault | null }
+  /** A pull request closed: cleanup runs for it, and before each of its forces the slot may change hands. */
+  | { kind: 'cleanup-start'; pr: number; change: HolderChange }
   | { kind: 'gc-step'; runner: RunnerName; times: number }
   /** Moves the runner on until it waits before that kind of call (or ends). */
   | { kind: 'gc-until'; runner: RunnerName; before: StopKind };
 
+/**
+ * What happens to a slot between cleanup's read and its force: nothing, a person force-acquires it,
+ * or the closed pull request's lease ends and another pull request acquires the slot.
+ */
+export type HolderChange = 'none' | 'person-forces' | 'pr-hands-over';
+
 export interface Plan {
   start: [SlotStart, SlotStart];
+  /** Whether the two slots name their own resources or share them (a config gc must refuse). */
+  names: SlotNames;
   steps: Step[];
 }
 
@@ -79,26 +111,41 @@ export class World implements RunnerObserver {
   private readonly releases: Release[] = [];
   private readonly leases = new Map<string, Lease>();
   private readonly runners = new Map<RunnerName, Runner>();
+  /** The pull request the running cleanup is for, and what happens before each of its forces. */
+  private cleanup: { pr: number; change: HolderChange } | undefined;
   private readonly finished: Runner[] = [];
 
   private readonly env: ModelEnv;
   readonly pool: string;
+  /** Both end in 1, so that a `shared` config ({n}) gives them the same resources. */
   readonly slugs: [string, string];
   private readonly twin: Twin;
+  private readonly names: SlotNames;
 
-  private constructor(env: ModelEnv, pool: string, slugs: [string, string], twin: Twin) {
+  private constructor(env: ModelEnv, pool: string, slugs: [string, string], twin: Twin, names: SlotNames) {
     this.env = env;
     this.pool = pool;
     this.slugs = slugs;
     this.twin = twin;
+    this.names = names;
   }
 
-  static async create(env: ModelEnv, id: string, start: Plan['start']): Promise<World> {
-    const slugs: [string, string] = [`${id}-a`, `${id}-b`];
-    const clean = slugs.filter((_, index) => start[index] === 'clean');
-    const twin = await startTwin({ token: env.cloudflareToken, seed: slotSeed(env.config, slugs, clean) });
-    const world = new World(env, `model-${id}`, slugs, twin);
-    await world.seed(start);
+  private get config(): SlotConfig {
+    return this.env.configs[this.names].config;
+  }
+
+  static async create(env: ModelEnv, id: string, plan: Pick<Plan, 'start' | 'names'>): Promise<World> {
+    const slugs: [string, string] = [`${id}-a-1`, `${id}-b-1`];
+    const clean = slugs.filter((_, index) => plan.start[index] === 'clean');
+    const { config } = env.configs[plan.names];
+    // Shared resources are seeded once, empty only when both slots start clean.
+    const seed =
+      plan.names === 'own'
+        ? slotSeed(config, slugs, clean)
+        : slotSeed(config, [slugs[0]], clean.length === 2 ? [slugs[0]] : []);
+    const twin = await startTwin({ token: env.cloudflareToken, seed });
+    const world = new World(env, `model-${id}`, slugs, twin, plan.names);
+    await world.seed(plan.start);
     return world;
   }
 
@@ -129,9 +176,11 @@ export class World implements RunnerObserver {
       if (lease === null) throw new Error(`model: ${slug} could not be leased`);
       this.grant(lease, false);
       if (state === 'dirty') await client.release({ type: this.pool, slug, leaseId: lease.leaseId });
+      // A live pull request can hand its slot over (HolderChange) like the ones the plan starts.
+      if (state === 'live') this.leases.set(holder, lease);
     }
     if (start.includes('expired')) await advanceClock(this.env.semaphore, this.pool, 2_000);
-    this.trace.push(`start ${start.join('/')}`);
+    this.trace.push(`start ${start.join('/')}, ${this.names} names`);
   }
 
   private grant(lease: Lease, force: boolean): void {
@@ -148,7 +197,7 @@ export class World implements RunnerObserver {
 
   /** A tenant deploys into the slot it got: new rows, keys and a redeployed Worker. */
   private moveIn(lease: Lease, who: string): void {
-    this.twin.seed(tenantData(this.env.config, lease.slug, who));
+    this.twin.seed(tenantData(this.config, lease.slug, who));
     this.leases.set(who, lease);
   }
 
@@ -172,7 +221,7 @@ export class World implements RunnerObserver {
     if (!runner.done) return;
     this.runners.delete(runner.name);
     this.finished.push(runner);
-    count(runner.dryRun ? 'dry runs' : 'gc runs');
+    count(runner.name === 'cleanup' ? 'cleanup runs' : runner.dryRun ? 'dry runs' : 'gc runs');
     if (runner.faultInjected) count('faults injected');
     for (const slot of runner.result?.report?.slots ?? []) count(`outcome ${slot.outcome}`);
     const outcomes = runner.result?.report?.slots.map((slot) => `${slot.slug} ${slot.outcome}`) ?? [];
@@ -194,6 +243,8 @@ export class World implements RunnerObserver {
         return this.advance(ADVANCE_MS[step.by]);
       case 'gc-start':
         return this.gcStarts(step.runner, step.dryRun, step.fault ?? undefined);
+      case 'cleanup-start':
+        return this.cleanupStarts(step.pr, step.change);
       case 'gc-step':
         for (let i = 0; i < step.times; i++) {
           const runner = this.runners.get(step.runner);
@@ -240,7 +291,7 @@ export class World implements RunnerObserver {
   private async gcStarts(name: RunnerName, dryRun: boolean, fault: RunFault | undefined): Promise<void> {
     const running = this.runners.get(name);
     if (running !== undefined) return this.stepRunner(running);
-    const runner = this.startRunner(name, dryRun, fault);
+    const runner = this.startRunner(name, dryRun, fault, { command: 'gc' });
     const how = `${dryRun ? ' (dry run)' : ''}${fault ? ` with fault ${JSON.stringify(fault)}` : ''}`;
     this.trace.push(`${name} started${how}`);
     await runner.start();
@@ -281,7 +332,42 @@ export class World implements RunnerObserver {
     this.trace.push(`clock +${ms / 1000} s`);
   }
 
-  private startRunner(name: RunnerName, dryRun: boolean, fault: RunFault | undefined): Runner {
+  private async cleanupStarts(pr: number, change: HolderChange): Promise<void> {
+    const running = this.runners.get('cleanup');
+    if (running !== undefined) return this.stepRunner(running);
+    this.cleanup = { pr, change };
+    const runner = this.startRunner('cleanup', false, undefined, {
+      command: 'cleanup',
+      'pull-request': String(pr),
+    });
+    this.trace.push(`cleanup of pr-${pr} started${change === 'none' ? '' : `, ${change} before each force`}`);
+    await runner.start();
+  }
+
+  /** The closed pull request's lease on `slug` ends, and another pull request acquires the slot. */
+  private async handOver(slug: string): Promise<void> {
+    const holding = [...this.leases].find(([, lease]) => lease.slug === slug)?.[0];
+    if (holding !== undefined) await this.endOrRenew(holding, false);
+    const taker = ['pr-1', 'pr-2', 'pr-3'].find((holder) => !this.leases.has(holder));
+    if (taker === undefined) return;
+    const lease = await this.env.client.acquireSpecific({
+      type: this.pool,
+      slug,
+      holder: taker,
+      leaseMs: PR_LEASE_MS,
+    });
+    if (lease === null) return void this.trace.push(`${taker} could not take ${slug}`);
+    this.grant(lease, false);
+    this.moveIn(lease, taker);
+    this.trace.push(`${taker} acquired ${slug}#${lease.generation}`);
+  }
+
+  private startRunner(
+    name: RunnerName,
+    dryRun: boolean,
+    fault: RunFault | undefined,
+    command: Record<string, string>,
+  ): Runner {
     const runner = new Runner({
       name,
       dryRun,
@@ -289,8 +375,8 @@ export class World implements RunnerObserver {
       leaseMs: GC_LEASE_MS,
       observer: this,
       inputs: {
-        command: 'gc',
-        config: this.env.configPath,
+        ...command,
+        config: this.env.configs[this.names].path,
         pool: this.pool,
         'dry-run': String(dryRun),
         'semaphore-url': this.env.semaphore.url,
@@ -319,24 +405,49 @@ export class World implements RunnerObserver {
     runner.lastFence = { seq: this.next(), ok };
   }
 
-  released(
-    runner: Runner,
-    slug: string,
-    answer: { released: boolean; dirty: boolean },
-    clean: boolean,
-  ): void {
+  async beforeForce(runner: Runner, slug: string): Promise<void> {
+    const change = runner.name === 'cleanup' ? this.cleanup?.change : undefined;
+    if (change === undefined || change === 'none') return;
+    count('holder changes between a read and a force');
+    if (change === 'person-forces') await this.personForces(slug);
+    else await this.handOver(slug);
+  }
+
+  released(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer): void {
+    const { slug } = request;
+    // The newest lease on the slot as the force goes out: the one a force releases, if any.
+    const newest = this.grants.filter((g) => g.slug === slug).sort((a, b) => b.generation - a.generation)[0];
     this.releases.push({
       seq: this.next(),
       runner: runner.name,
       slug,
       generation: runner.current?.generation,
-      ...answer,
+      released: answer.released,
+      dirty: answer.dirty,
     });
-    this.trace.push(`${runner.name} released ${slug}${clean ? ' clean' : ''}: ${answer.released}`);
+    const how = request.force === true ? ' by force' : request.clean === true ? ' clean' : '';
+    this.trace.push(`${runner.name} released ${slug}${how}: ${answer.released}`);
+    if (request.force === true) this.checkForce(runner, request, answer, newest);
     // Clean means verified: a slot the semaphore now calls clean has nothing left in it.
-    if (answer.released && !answer.dirty && !isErased(slotContents(this.twin, this.env.config, slug))) {
+    if (answer.released && !answer.dirty && !isErased(slotContents(this.twin, this.config, slug))) {
       this.violate(`${runner.name} released ${slug} clean, but it still holds data`);
     }
+  }
+
+  /**
+   * Only cleanup forces, only the closed pull request's lease, and only on the condition of the
+   * holder and generation it read: a force never releases anyone else's lease.
+   */
+  private checkForce(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer, newest?: Grant): void {
+    const closed = `pr-${this.cleanup?.pr}`;
+    if (runner.name !== 'cleanup') this.violate(`${runner.name} sent a force release`);
+    if (request.ifHolder !== closed || request.ifGeneration === undefined)
+      this.violate(
+        `cleanup of ${closed} forced without the condition of its lease: ${JSON.stringify(request)}`,
+      );
+    if (answer.conditionFailed) count('forces refused by their condition');
+    if (answer.released && newest !== undefined && newest.holder !== closed)
+      this.violate(`cleanup of ${closed} force-released the lease of ${newest.holder}#${newest.generation}`);
   }
 
   /**
@@ -344,14 +455,34 @@ export class World implements RunnerObserver {
    * only newer ones are a person's force acquires made after its last fence (the fence stops the
    * erase before the next step; the step in flight finishes).
    */
-  destructive(runner: Runner, method: string, path: string): void {
+  async destructive(runner: Runner, method: string, path: string): Promise<void> {
     count('destructive calls checked');
+    await this.checkNameOwners(runner, method, path);
     const current = runner.current;
     const forced = (g: Grant) => g.slug === current?.slug && g.force && g.generation > current.generation;
     if (this.grants.some(forced)) count('destructive calls after a force (the step in flight)');
     const problem = this.destructiveProblem(runner, path);
     if (problem !== undefined) {
       this.violate(`${runner.name} ${method} ${path.replace(/^.*\/accounts\/[^/]+/, '')}: ${problem}`);
+    }
+  }
+
+  /**
+   * One owner per resource name: a change may touch another slot's resources (a config that gives two
+   * slots one name) only while nobody holds that slot. The semaphore says who does, right now.
+   */
+  private async checkNameOwners(runner: Runner, method: string, path: string): Promise<void> {
+    const others = this.slugs.filter((slug) => slug !== runner.current?.slug);
+    const touched = others.filter((slug) =>
+      slotPathMarkers(this.twin, this.config, slug).some((marker) => `${path}/`.includes(marker)),
+    );
+    if (touched.length === 0) return;
+    const listing = await this.env.client.list(this.pool);
+    for (const slot of listing.resources.filter((candidate) => touched.includes(candidate.slug))) {
+      if (slot.leaseState === 'leased' && !slot.expired)
+        this.violate(
+          `${runner.name} ${method} ${path.replace(/^.*\/accounts\/[^/]+/, '')} erased a name of ${slot.slug}, under the live lease of ${slot.holder}`,
+        );
     }
   }
 
@@ -380,11 +511,12 @@ export class World implements RunnerObserver {
     const slots = new Map(listing.resources.map((slot) => [slot.slug, slot]));
     for (const runner of this.finished) this.verifyRunner(runner);
     this.verifyGcLeases(slots, listing.now);
-    for (const slot of listing.resources) {
+    // With shared names a clean slot's resources hold the other slot's data: only gc's refusal counts.
+    for (const slot of this.names === 'own' ? listing.resources : []) {
       if (
         slot.leaseState === 'available' &&
         !slot.dirty &&
-        !isErased(slotContents(this.twin, this.env.config, slot.slug))
+        !isErased(slotContents(this.twin, this.config, slot.slug))
       ) {
         this.violate(`${slot.slug} is available and clean, but holds data`);
       }
@@ -414,8 +546,13 @@ export class World implements RunnerObserver {
     for (const problem of summaryEscapeProblems(run.summary)) this.violate(`${runner.name}: ${problem}`);
     if (run.exitCode !== expectedExitCode(report))
       this.violate(`${runner.name} exit code ${run.exitCode} contradicts its report`);
-    if (runner.semaphoreCalls.some((call) => /"force"\s*:\s*true/.test(call.body)))
-      this.violate(`${runner.name} sent a force call`);
+    // Forces are judged as they happen (checkForce); a force acquire is never automation's.
+    if (
+      runner.semaphoreCalls.some(
+        (call) => call.path.endsWith('/acquire-specific') && /"force"\s*:\s*true/.test(call.body),
+      )
+    )
+      this.violate(`${runner.name} sent a force acquire`);
     if (runner.dryRun) {
       const writes = runner.semaphoreCalls.filter((call) => call.method !== 'GET');
       if (writes.length > 0) this.violate(`dry run called ${writes.map((c) => c.path).join(', ')}`);
@@ -431,7 +568,14 @@ export class World implements RunnerObserver {
         `${runner.name} reported ${slot.slug} reclaimed, but its release answered ${JSON.stringify(release ?? 'nothing')}`,
       );
     }
-    if (!runner.faultInjected && run.exitCode !== 0)
+    // With shared names gc refuses the slots it would erase: that failure is the point.
+    const refusedShared = report.slots.filter(
+      (slot) => slot.outcome === 'erase-failed' && /both map to the/.test(slot.problem ?? ''),
+    );
+    for (const _ of refusedShared) count('shared names refused');
+    if (this.names === 'shared' && report.slots.some((slot) => slot.outcome === 'reclaimed'))
+      this.violate(`${runner.name} reclaimed a slot whose resources another slot names too`);
+    if (!runner.faultInjected && run.exitCode !== 0 && refusedShared.length === 0)
       this.violate(`${runner.name} failed without a fault: ${run.log.split('\n').at(-1)}`);
   }
 
