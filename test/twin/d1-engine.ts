@@ -2,6 +2,7 @@
 // always on, one transaction per request, `_cf_*` tables and transaction control refused with SQLITE_AUTH.
 import { randomUUID } from 'node:crypto';
 import { constants, DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type Cloudflare from 'cloudflare';
 import { splitStatements } from './sql-split.ts';
 
 export interface D1Statement {
@@ -12,7 +13,7 @@ export interface D1Statement {
 export interface D1StatementResult {
   columns: string[];
   rows: unknown[][];
-  meta: Record<string, unknown>;
+  meta: Cloudflare.D1Resource.Database.QueryResult.Meta;
 }
 
 /** An SQL failure; the request answers 400 with code 7500 and this message. */
@@ -151,8 +152,6 @@ export class D1Database {
       columns,
       rows,
       meta: {
-        served_by: 'preview-gc-twin',
-        served_by_region: 'LOCAL',
         served_by_primary: true,
         timings: { sql_duration_ms: duration },
         duration,

@@ -1,20 +1,43 @@
-// Workers routes (§6, §7): multipart script upload, settings, services, script list/delete,
-// Durable Object namespaces and objects, container applications.
-import type { HttpHandler } from 'msw';
+// Workers script routes (§6, §7): the multipart upload, the script list, settings, services, the
+// script content, and what `wrangler deploy` reads and writes around an upload (secrets,
+// deployments, the workers.dev subdomain). Sources: the SDK's response types; wrangler's deploy
+// (deploy-helpers validate-worker-props.ts, durable.ts, check-remote-secrets-override.ts,
+// confirm-latest-deployment-overwrite.ts, triggers subdomain.ts) for the routes it calls and the
+// fields it reads; wrangler's cfetch/internal.ts for the content answer (multipart + cf-entrypoint).
+import type Cloudflare from 'cloudflare';
+import { type HttpHandler, HttpResponse } from 'msw';
+import { z } from 'zod';
 import type { TwinAccount } from './account.ts';
-import { badRequest, cursorPageOf, decodeCursor, encodeCursor, notFound, ok, pageOf } from './envelope.ts';
+import { badRequest, jsonBody, notFound, ok } from './envelope.ts';
 import { type RouteContext, route } from './gate.ts';
-import type { WorkerModule, WorkerScript } from './workers-store.ts';
+import { newId, type WorkerModule, type WorkerScript } from './workers-store.ts';
 import {
   applyUpload,
+  type Reconciliation,
   type UploadMetadata,
-  type UploadOutcome,
   uploadMetadataSchema,
 } from './workers-upload.ts';
 
+type Script = Cloudflare.Workers.Scripts.Script;
+type SettingsAnswer = Cloudflare.Workers.Scripts.ScriptAndVersionSettingGetResponse;
+/**
+ * The upload answer; wrangler's deploy also reads `deployment_id` (the new version, without
+ * hyphens) and `exports_reconciliation` from it.
+ */
+type UploadAnswer = Cloudflare.Workers.Scripts.ScriptUpdateResponse & {
+  deployment_id?: string;
+  exports_reconciliation?: Reconciliation;
+};
+/** `GET /workers/services/:name` is not in the SDK: the fields wrangler's ServiceMetadataRes reads. */
+interface ServiceAnswer {
+  id: string;
+  created_on: string;
+  modified_on: string;
+  default_environment: { environment: string; created_on: string; modified_on: string; script: Script };
+}
+
 const SCRIPTS = '/accounts/:account/workers/scripts';
-const NAMESPACES = '/accounts/:account/workers/durable_objects/namespaces';
-const APPS = '/accounts/:account/containers/applications';
+const subdomainSchema = z.looseObject({ enabled: z.boolean(), previews_enabled: z.boolean().optional() });
 
 function scriptOf({ account, params }: RouteContext): WorkerScript {
   const script = account.workers.scripts.get(params.name ?? '');
@@ -22,9 +45,30 @@ function scriptOf({ account, params }: RouteContext): WorkerScript {
   return script;
 }
 
-function scriptView(script: WorkerScript) {
-  const view: Record<string, unknown> = {
+/** The client of an upload, from its user agent: wrangler says `wrangler/<version>`. */
+function clientOf(request: Request): string {
+  return /^wrangler\//.test(request.headers.get('user-agent') ?? '') ? 'wrangler' : 'api';
+}
+
+/** Like the API, the list shows live declarative exports (tombstones omitted) of an exports-mode script. */
+function exportsView(script: WorkerScript): Script['exports'] {
+  const live = [...script.classes.values()].filter((c) => c.state === 'live');
+  return Object.fromEntries(
+    live.map((c) => [
+      c.name,
+      {
+        type: 'durable-object' as const,
+        storage: c.sqlite ? ('sqlite' as const) : ('legacy-kv' as const),
+        ...(c.container === undefined ? {} : { container: c.container }),
+      },
+    ]),
+  );
+}
+
+function scriptView(script: WorkerScript): Script {
+  return {
     id: script.name,
+    tag: script.tag,
     etag: script.etag,
     created_on: script.createdOn,
     modified_on: script.modifiedOn,
@@ -33,35 +77,26 @@ function scriptView(script: WorkerScript) {
     usage_model: 'standard',
     compatibility_date: script.compatibilityDate,
     compatibility_flags: script.compatibilityFlags,
+    last_deployed_from: script.lastDeployedFrom,
+    tags: script.tags,
+    ...(script.migrationTag === undefined ? {} : { migration_tag: script.migrationTag }),
+    ...(script.exportsMode ? { exports: exportsView(script) } : {}),
   };
-  if (script.migrationTag !== undefined) view.migration_tag = script.migrationTag;
-  view.tags = script.tags;
-  // Like the API, the list shows live declarative exports (tombstones omitted) of an exports-mode script.
-  if (script.exportsMode) {
-    const live = [...script.classes.values()].filter((c) => c.state === 'live');
-    view.exports = Object.fromEntries(
-      live.map((c) => [c.name, { type: 'durable-object', storage: c.sqlite ? 'sqlite' : 'kv' }]),
-    );
-  }
-  return view;
 }
 
-function settingsView(script: WorkerScript) {
+function settingsView(script: WorkerScript): SettingsAnswer {
   return {
-    bindings: script.bindings,
+    // Stored as uploaded: the twin checks only the Durable Object bindings' fields, so it cannot
+    // type the others.
+    bindings: script.bindings as unknown as SettingsAnswer['bindings'],
     compatibility_date: script.compatibilityDate,
     compatibility_flags: script.compatibilityFlags,
-    ...(script.migrationTag === undefined ? {} : { migration_tag: script.migrationTag }),
     logpush: false,
-    placement: {},
+    tags: script.tags,
     tail_consumers: [],
     usage_model: 'standard',
     observability: { enabled: false },
   };
-}
-
-function outcomeView(outcome: UploadOutcome, base: Record<string, unknown>) {
-  return outcome.reconciliation ? { ...base, exports_reconciliation: outcome.reconciliation } : base;
 }
 
 /** Reads one JSON part named `name` (10021 when missing, repeated or not JSON). */
@@ -109,32 +144,186 @@ async function modulesOf(form: FormData, metadata: UploadMetadata): Promise<Work
   return modules;
 }
 
-function scriptRoutes(account: TwinAccount): HttpHandler[] {
+/** The deployed code: one part per module and the main module in `cf-entrypoint`. */
+function contentAnswer(script: WorkerScript): Response {
+  const form = new FormData();
+  for (const module of script.modules) {
+    form.append(module.name, new File([module.text], module.name, { type: module.contentType }));
+  }
+  return new HttpResponse(form, { headers: { 'cf-entrypoint': script.mainModule } });
+}
+
+function secretsOf(script: WorkerScript): Cloudflare.Workers.Scripts.SecretListResponse[] {
+  return script.bindings.flatMap((binding) =>
+    binding.type === 'secret_text' ? [{ name: String(binding.name), type: 'secret_text' as const }] : [],
+  );
+}
+
+/** The latest deployment: the last upload's version at 100 %. */
+function deploymentOf(script: WorkerScript): Cloudflare.Workers.Scripts.Deployment {
+  return {
+    id: script.deploymentId,
+    created_on: script.modifiedOn,
+    source: script.lastDeployedFrom,
+    strategy: 'percentage',
+    versions: [{ version_id: script.versionId, percentage: 100 }],
+    annotations: { 'workers/triggered_by': 'upload' },
+  };
+}
+
+/**
+ * The Worker resource: wrangler reads `subdomain` from it; `references.durable_objects` lists the
+ * other Workers bound to this Worker's classes.
+ */
+function workerView(account: TwinAccount, script: WorkerScript): Cloudflare.Workers.Beta.Worker {
+  const { workers } = account;
+  const host = `${script.name}.${workers.subdomain}.workers.dev`;
+  const durableObjects = [...script.classes.values()]
+    .filter((c) => c.state === 'live')
+    .flatMap((c) =>
+      workers.externalBindings(script.name, c.name).map((ref) => ({
+        namespace_id: c.namespaceId,
+        namespace_name: `${script.name}_${c.name}`,
+        worker_id: workers.scripts.get(ref.script)?.tag ?? '',
+        worker_name: ref.script,
+      })),
+    );
+  return {
+    id: script.tag,
+    name: script.name,
+    created_on: script.createdOn,
+    updated_on: script.modifiedOn,
+    deployed_on: script.modifiedOn,
+    logpush: false,
+    observability: { enabled: false },
+    references: {
+      dispatch_namespace_outbounds: [],
+      domains: [],
+      durable_objects: durableObjects,
+      queues: [],
+      workers: [],
+    },
+    subdomain: { ...script.subdomain, url: `https://${host}`, preview_url_suffix: host },
+    tags: script.tags,
+    tail_consumers: [],
+  };
+}
+
+function uploadRoutes(account: TwinAccount): HttpHandler[] {
   return [
-    route(account, 'GET', SCRIPTS, () => ok([...account.workers.scripts.values()].map(scriptView))),
+    route(account, 'GET', SCRIPTS, () =>
+      ok<Cloudflare.Workers.Scripts.ScriptListResponse[]>(
+        [...account.workers.scripts.values()].map(scriptView),
+      ),
+    ),
     route(account, 'PUT', `${SCRIPTS}/:name`, async ({ request, params }) => {
       const form = await formOf(request, 'metadata');
       const metadata = await jsonPart(form, 'metadata');
       const modules = await modulesOf(form, metadata);
-      const outcome = applyUpload(account.workers, params.name ?? '', metadata, modules);
-      return ok(outcomeView(outcome, { ...scriptView(outcome.script), startup_time_ms: 1 }));
+      const outcome = applyUpload(account.workers, params.name ?? '', metadata, modules, {
+        client: clientOf(request),
+      });
+      return ok<UploadAnswer>({
+        ...scriptView(outcome.script),
+        startup_time_ms: 1,
+        deployment_id: outcome.script.versionId.replaceAll('-', ''),
+        ...(outcome.reconciliation ? { exports_reconciliation: outcome.reconciliation } : {}),
+      });
     }),
     route(account, 'DELETE', `${SCRIPTS}/:name`, (ctx) => {
       const script = scriptOf(ctx);
       account.workers.scripts.delete(script.name);
-      return ok(null);
+      return ok<Cloudflare.Workers.Scripts.ScriptDeleteResponse>(null);
     }),
-    route(account, 'GET', `${SCRIPTS}/:name/settings`, (ctx) => ok(settingsView(scriptOf(ctx)))),
+    route(account, 'GET', `${SCRIPTS}/:name/settings`, (ctx) =>
+      ok<SettingsAnswer>(settingsView(scriptOf(ctx))),
+    ),
     route(account, 'PATCH', `${SCRIPTS}/:name/settings`, async (ctx) => {
       const script = scriptOf(ctx);
       const form = await formOf(ctx.request, 'settings');
       const settings = await jsonPart(form, 'settings');
-      const outcome = applyUpload(account.workers, script.name, settings, undefined);
-      return ok(outcomeView(outcome, settingsView(outcome.script)));
+      const outcome = applyUpload(account.workers, script.name, settings, undefined, {
+        client: clientOf(ctx.request),
+      });
+      return ok<Cloudflare.Workers.Scripts.ScriptAndVersionSettingEditResponse>({
+        ...settingsView(outcome.script),
+        ...(outcome.reconciliation ? { exports_reconciliation: outcome.reconciliation } : {}),
+      });
     }),
+    route(account, 'GET', `${SCRIPTS}/:name/content/v2`, (ctx) => contentAnswer(scriptOf(ctx))),
+  ];
+}
+
+const deploymentSchema = z.looseObject({
+  strategy: z.literal('percentage'),
+  versions: z.array(z.looseObject({ version_id: z.string(), percentage: z.number() })).min(1),
+});
+const scriptSettingsSchema = z.looseObject({ tags: z.array(z.string()).nullish() });
+
+/**
+ * The versions API, which wrangler deploy uses for an existing module Worker when the upload carries
+ * no migrations and no Durable Object exports: upload a version (checked, not live), deploy it at
+ * 100 %, then PATCH the script settings (tags: the script's own, kept). Gradual deployments (two
+ * versions) are not modelled.
+ */
+function versionRoutes(account: TwinAccount): HttpHandler[] {
+  const { workers } = account;
+  return [
+    route(account, 'POST', `${SCRIPTS}/:name/versions`, async (ctx) => {
+      const script = scriptOf(ctx);
+      const form = await formOf(ctx.request, 'metadata');
+      const metadata = await jsonPart(form, 'metadata');
+      const modules = await modulesOf(form, metadata);
+      const client = clientOf(ctx.request);
+      applyUpload(workers, script.name, metadata, modules, { client, dryRun: true });
+      const id = crypto.randomUUID();
+      workers.versions.set(id, { script: script.name, metadata, modules, client });
+      return ok<Cloudflare.Workers.Scripts.VersionCreateResponse>({
+        id,
+        startup_time_ms: 1,
+        resources: { script: { etag: newId(), handlers: ['fetch'], last_deployed_from: client } },
+      });
+    }),
+    route(account, 'POST', `${SCRIPTS}/:name/deployments`, async (ctx) => {
+      const script = scriptOf(ctx);
+      const parsed = deploymentSchema.safeParse(await jsonBody(ctx.request));
+      const only = parsed.data?.versions.length === 1 ? parsed.data.versions[0] : undefined;
+      if (only?.percentage !== 100) {
+        throw badRequest(10021, 'the twin deploys exactly one version at 100 %');
+      }
+      const version = workers.versions.get(only.version_id);
+      if (!version || version.script !== script.name) throw notFound(10212, 'version not found');
+      const outcome = applyUpload(
+        workers,
+        script.name,
+        uploadMetadataSchema.parse(version.metadata),
+        version.modules,
+        { client: version.client, versionId: only.version_id },
+      );
+      workers.versions.delete(only.version_id);
+      return ok<Cloudflare.Workers.Scripts.Deployment>(deploymentOf(outcome.script));
+    }),
+    route(account, 'PATCH', `${SCRIPTS}/:name/script-settings`, async (ctx) => {
+      const script = scriptOf(ctx);
+      const parsed = scriptSettingsSchema.safeParse(await jsonBody(ctx.request));
+      if (!parsed.success) throw badRequest(10021, 'script settings must be a JSON object');
+      if (parsed.data.tags) script.tags = parsed.data.tags;
+      return ok<Cloudflare.Workers.Scripts.ScriptSetting>({
+        logpush: false,
+        observability: { enabled: false },
+        tags: script.tags,
+        tail_consumers: [],
+      });
+    }),
+  ];
+}
+
+/** What `wrangler deploy` calls besides the upload. */
+function deployRoutes(account: TwinAccount): HttpHandler[] {
+  return [
     route(account, 'GET', '/accounts/:account/workers/services/:name', (ctx) => {
       const script = scriptOf(ctx);
-      return ok({
+      return ok<ServiceAnswer>({
         id: script.name,
         created_on: script.createdOn,
         modified_on: script.modifiedOn,
@@ -146,79 +335,35 @@ function scriptRoutes(account: TwinAccount): HttpHandler[] {
         },
       });
     }),
-  ];
-}
-
-function durableObjectRoutes(account: TwinAccount): HttpHandler[] {
-  return [
-    route(account, 'GET', NAMESPACES, ({ url }) => {
-      const { result, resultInfo } = pageOf(account.workers.namespaces(), url, {
-        defaultPerPage: 20,
-        maxPerPage: 1000,
-      });
-      return ok(result, resultInfo);
+    route(account, 'GET', `${SCRIPTS}/:name/secrets`, (ctx) =>
+      ok<Cloudflare.Workers.Scripts.SecretListResponse[]>(secretsOf(scriptOf(ctx))),
+    ),
+    route(account, 'GET', `${SCRIPTS}/:name/deployments`, (ctx) =>
+      ok<Cloudflare.Workers.Scripts.DeploymentListResponse>({ deployments: [deploymentOf(scriptOf(ctx))] }),
+    ),
+    route(account, 'GET', `${SCRIPTS}/:name/subdomain`, (ctx) =>
+      ok<Cloudflare.Workers.Scripts.SubdomainGetResponse>(scriptOf(ctx).subdomain),
+    ),
+    route(account, 'POST', `${SCRIPTS}/:name/subdomain`, async (ctx) => {
+      const script = scriptOf(ctx);
+      const parsed = subdomainSchema.safeParse(await jsonBody(ctx.request));
+      if (!parsed.success)
+        throw badRequest(10021, 'the body must be {"enabled": boolean, "previews_enabled"?: boolean}');
+      script.subdomain = {
+        enabled: parsed.data.enabled,
+        previews_enabled: parsed.data.previews_enabled ?? parsed.data.enabled,
+      };
+      return ok<Cloudflare.Workers.Scripts.SubdomainCreateResponse>(script.subdomain);
     }),
-    route(account, 'GET', `${NAMESPACES}/:id/objects`, ({ params, url }) => {
-      const ns = account.workers.findNamespace(params.id ?? '');
-      if (!ns) throw notFound(10066, 'Durable Object namespace not found');
-      const objects = [...ns.objectIds].sort().map((id) => ({ id, hasStoredData: true }));
-      const { result, resultInfo } = cursorPageOf(objects, (o) => o.id, url, {
-        defaultLimit: 1000,
-        minLimit: 10,
-        maxLimit: 10000,
-      });
-      return ok(result, resultInfo);
-    }),
-  ];
-}
-
-function appView(
-  account: TwinAccount,
-  app: { id: string; name: string; namespaceId: string | undefined; createdAt: string },
-) {
-  return {
-    id: app.id,
-    name: app.name,
-    account_id: account.accountId,
-    created_at: app.createdAt,
-    version: 1,
-    instances: 0,
-    max_instances: 5,
-    scheduling_policy: app.namespaceId ? 'durable_object' : 'default',
-    ...(app.namespaceId ? { durable_objects: { namespace_id: app.namespaceId } } : {}),
-    configuration: { image: `registry.cloudflare.com/${account.accountId}/${app.name}:latest` },
-  };
-}
-
-function containerRoutes(account: TwinAccount): HttpHandler[] {
-  return [
-    route(account, 'GET', APPS, ({ url }) => {
-      const apps = [...account.workers.containers.values()].sort((a, b) => a.id.localeCompare(b.id));
-      const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 20) || 20));
-      const after = decodeCursor(url.searchParams.get('page_token'));
-      const start = after === null ? 0 : apps.findIndex((a) => a.id > after);
-      const from = start === -1 ? apps.length : start;
-      const page = apps.slice(from, from + perPage);
-      const last = page.at(-1);
-      const info: Record<string, unknown> = { per_page: perPage, count: page.length };
-      if (last && from + perPage < apps.length) info.next_page_token = encodeCursor(last.id);
-      return ok(
-        page.map((app) => appView(account, app)),
-        info,
-      );
-    }),
-    route(account, 'GET', `${APPS}/:id`, ({ params }) => {
-      const app = account.workers.containers.get(params.id ?? '');
-      if (!app) throw notFound(1404, 'application not found');
-      return ok(appView(account, app));
-    }),
-    route(account, 'DELETE', `${APPS}/:id`, ({ params }) => {
-      if (!account.workers.containers.delete(params.id ?? '')) throw notFound(1404, 'application not found');
-      return ok({ message: 'application deleted' });
-    }),
+    route(account, 'GET', '/accounts/:account/workers/workers/:name', (ctx) =>
+      ok<Cloudflare.Workers.Beta.Worker>(workerView(account, scriptOf(ctx))),
+    ),
+    route(account, 'GET', '/accounts/:account/workers/subdomain', () =>
+      ok<Cloudflare.Workers.SubdomainGetResponse>({ subdomain: account.workers.subdomain }),
+    ),
   ];
 }
 
 export function workersRoutes(account: TwinAccount): HttpHandler[] {
-  return [...scriptRoutes(account), ...durableObjectRoutes(account), ...containerRoutes(account)];
+  return [...uploadRoutes(account), ...versionRoutes(account), ...deployRoutes(account)];
 }

@@ -1,17 +1,29 @@
 // Applies a Worker upload (or settings patch) to the script's Durable Object classes: legacy migrations
 // with old_tag/new_tag, or declarative `exports` with tombstones (§6.3). Either all of it applies or an
 // ApiFailure with the API's code is thrown and nothing changes.
+//
+// Sources: the SDK's ScriptUpdateParams.Metadata and its `exports` entry types (a `deleted` tombstone
+// "must be absent from the uploaded code and no other Worker in the account may bind to the
+// namespace, otherwise the deploy is rejected"; `container` names a container "declared in the
+// upload's metadata.containers"); wrangler's deploy (a reconciliation failure is code 100402 with
+// per-class `meta.details`, deploy-helpers error-codes.ts and exports-reconciliation.ts).
+import type Cloudflare from 'cloudflare';
 import { z } from 'zod';
-import { type ApiFailure, badRequest } from './envelope.ts';
+import { ApiFailure, badRequest, type ReconciliationErrorDetail } from './envelope.ts';
 import {
   classesInCode,
+  type DeclaredContainer,
   type DoClass,
   doBindingsOf,
   newClass,
+  newId,
   type WorkerModule,
   type WorkerScript,
   type WorkersStore,
 } from './workers-store.ts';
+
+/** The error code of a failed declarative exports reconciliation (wrangler: EXPORTS_RECONCILIATION_ERROR_CODE). */
+export const EXPORTS_RECONCILIATION_ERROR = 100402;
 
 const renameSchema = z.object({ from: z.string(), to: z.string() });
 const stepSchema = z.looseObject({
@@ -29,8 +41,10 @@ const migrationsSchema = stepSchema.extend({
 const exportEntrySchema = z.looseObject({
   type: z.string(),
   state: z.string().optional(),
-  storage: z.string().optional(),
+  /** The SDK's WorkersDurableObjectExport: `sqlite` or `legacy-kv`, nothing else. */
+  storage: z.enum(['sqlite', 'legacy-kv']).optional(),
   renamed_to: z.string().optional(),
+  container: z.string().optional(),
 });
 export const uploadMetadataSchema = z.looseObject({
   main_module: z.string().optional(),
@@ -41,22 +55,17 @@ export const uploadMetadataSchema = z.looseObject({
   keep_bindings: z.array(z.string()).optional(),
   migrations: migrationsSchema.optional(),
   exports: z.record(z.string(), exportEntrySchema).optional(),
+  containers: z
+    .array(z.looseObject({ name: z.string().optional(), class_name: z.string().optional() }))
+    .optional(),
   tags: z.array(z.string()).optional(),
 });
 export type UploadMetadata = z.infer<typeof uploadMetadataSchema>;
 type Step = z.infer<typeof stepSchema>;
+type ExportEntry = z.infer<typeof exportEntrySchema>;
 
-export interface Reconciliation {
-  created: string[];
-  deleted: string[];
-  updated: string[];
-  renamed: { from: string; to: string }[];
-  transferred: string[];
-  transfer_pending: string[];
-  removable_entries: string[];
-  info: { scenario: string; class: string; message: string }[];
-  warnings: { scenario: string; class: string; message: string }[];
-}
+export type Reconciliation =
+  Cloudflare.Workers.Scripts.ScriptAndVersionSettingEditResponse.ExportsReconciliation;
 
 function emptyReconciliation(): Reconciliation {
   return {
@@ -76,8 +85,8 @@ function emptyReconciliation(): Reconciliation {
 class Draft {
   readonly classes: Map<string, DoClass>;
   readonly reconciliation = emptyReconciliation();
-  /** Tombstones asked for but blocked by other Workers' bindings: the class may leave the code. */
-  readonly blockedTombstones = new Set<string>();
+  /** Blocking exports reconciliation errors, all reported at once in `meta.details`. */
+  readonly errors: ReconciliationErrorDetail[] = [];
   private readonly store: WorkersStore;
   private readonly scriptName: string;
   private readonly bindings: ReturnType<typeof doBindingsOf>;
@@ -101,6 +110,7 @@ class Draft {
     return c?.state === 'live' ? c : undefined;
   }
 
+  /** A new namespace; the name of a tombstoned class may be used again (it gets a new namespace). */
   create(name: string, sqlite: boolean): void {
     if (this.live(name)) {
       throw badRequest(
@@ -138,6 +148,7 @@ class Draft {
   tombstone(target: DoClass): void {
     target.state = 'deleted';
     target.objectIds = [];
+    target.container = undefined;
     this.reconciliation.deleted.push(target.name);
   }
 
@@ -194,16 +205,12 @@ function applyMigrations(
   return migrations.new_tag ?? current;
 }
 
-function applyExports(
-  draft: Draft,
-  exports: NonNullable<UploadMetadata['exports']>,
-  inCode: Set<string>,
-): void {
+function applyExports(draft: Draft, exports: Record<string, ExportEntry>, inCode: Set<string>): void {
   for (const [name, entry] of Object.entries(exports)) {
     if (entry.type !== 'durable-object') continue;
     const state = entry.state ?? 'created';
     if (state === 'created') {
-      if (!draft.live(name)) draft.create(name, entry.storage === 'sqlite');
+      createExport(draft, name, entry);
     } else if (state === 'deleted') {
       deleteExport(draft, name, inCode);
     } else if (state === 'renamed' && entry.renamed_to) {
@@ -212,36 +219,69 @@ function applyExports(
       throw badRequest(10021, `exports state '${state}' of '${name}' is not modelled by the preview-gc twin`);
     }
   }
+  // The SDK: `provisioned_class_missing_from_config` "is a hard error".
+  for (const c of draft.classes.values()) {
+    if (c.state === 'live' && exports[c.name] === undefined) {
+      draft.errors.push({
+        class: c.name,
+        scenario: 'provisioned_class_missing_from_config',
+        message: `'${c.name}' has a namespace but no entry in exports`,
+        namespace_id: c.namespaceId,
+        suggestion: `keep '${c.name}' in exports, or add a "deleted" tombstone for it`,
+      });
+    }
+  }
+}
+
+function createExport(draft: Draft, name: string, entry: ExportEntry): void {
+  const live = draft.live(name);
+  const storage = entry.storage ?? 'sqlite';
+  if (!live) {
+    draft.create(name, storage === 'sqlite');
+    return;
+  }
+  if (live.sqlite !== (storage === 'sqlite')) {
+    draft.errors.push({
+      class: name,
+      scenario: 'storage_type_mismatch',
+      message: `'${name}' is ${live.sqlite ? 'sqlite' : 'legacy-kv'} backed, the entry says ${storage}`,
+      namespace_id: live.namespaceId,
+    });
+  }
 }
 
 function deleteExport(draft: Draft, name: string, inCode: Set<string>): void {
-  const { reconciliation } = draft;
-  if (!draft.live(name)) {
-    reconciliation.info.push({
+  const target = draft.live(name);
+  if (!target) {
+    draft.reconciliation.info.push({
       scenario: 'stale_tombstone',
       class: name,
       message: `'${name}' is already deleted`,
     });
-    reconciliation.removable_entries.push(name);
+    draft.reconciliation.removable_entries.push(name);
     return;
   }
   if (inCode.has(name)) {
-    reconciliation.warnings.push({
-      scenario: 'tombstone_delete_class_still_in_code',
+    draft.errors.push({
       class: name,
-      message: `'${name}' is still exported by the code; the tombstone was not applied`,
+      scenario: 'tombstone_delete_class_still_in_code',
+      message: `'${name}' is still exported by the uploaded code`,
+      namespace_id: target.namespaceId,
+      suggestion: `remove class '${name}' from the code, or drop its "deleted" entry`,
     });
     return;
   }
-  const target = draft.assertDeletable(name);
+  draft.assertDeletable(name);
   const external = draft.externalBindings(name);
   if (external.length > 0) {
-    reconciliation.warnings.push({
-      scenario: 'tombstone_delete_blocked_by_external_bindings',
+    draft.errors.push({
       class: name,
-      message: `'${name}' is still bound by ${external.map((e) => e.script).join(', ')}; the tombstone was not applied`,
+      scenario: 'tombstone_delete_blocked_by_external_bindings',
+      message: `'${name}' is still bound by other Workers`,
+      namespace_id: target.namespaceId,
+      referencing_scripts: [...new Set(external.map((e) => e.script))],
+      suggestion: 'redeploy the referencing Workers without their binding to this class first',
     });
-    draft.blockedTombstones.add(name);
     return;
   }
   draft.tombstone(target);
@@ -249,7 +289,7 @@ function deleteExport(draft: Draft, name: string, inCode: Set<string>): void {
 
 function exportsMissingFromCode(draft: Draft, inCode: Set<string>): void {
   for (const c of draft.classes.values()) {
-    if (c.state === 'live' && !inCode.has(c.name) && !draft.blockedTombstones.has(c.name)) {
+    if (c.state === 'live' && !inCode.has(c.name)) {
       throw badRequest(
         10064,
         `New version of script does not export class '${c.name}' which is depended on by existing Durable Objects. Did you forget to export it or want to use a delete-class migration?`,
@@ -258,9 +298,60 @@ function exportsMissingFromCode(draft: Draft, inCode: Set<string>): void {
   }
 }
 
+/**
+ * Attaches each declared container to its class: by `class_name`, or by an `exports` entry naming
+ * the container (wrangler's workers-utils containers.ts resolves both directions). Every other
+ * class loses its container. A settings patch without `containers` keeps them.
+ */
+function applyContainers(
+  draft: Draft,
+  scriptName: string,
+  metadata: UploadMetadata,
+  isSettingsPatch: boolean,
+): void {
+  if (isSettingsPatch && metadata.containers === undefined) return;
+  const declared: DeclaredContainer[] = metadata.containers ?? [];
+  const exports = metadata.exports ?? {};
+  for (const [name, entry] of Object.entries(exports)) {
+    if (entry.container !== undefined && !declared.some((c) => c.name === entry.container)) {
+      draft.errors.push({
+        class: name,
+        scenario: 'container_undeclared_reference',
+        message: `'${name}' names container '${entry.container}', which metadata.containers does not declare`,
+      });
+    }
+  }
+  const attached = new Map<string, string>();
+  for (const container of declared) {
+    const className =
+      container.class_name ??
+      Object.entries(exports).find(([, entry]) => entry.container === container.name)?.[0];
+    const target = className === undefined ? undefined : draft.live(className);
+    if (!target) {
+      draft.errors.push({
+        class: className ?? container.name ?? '',
+        scenario: 'container_class_not_durable_object',
+        message: `container '${container.name ?? className}' is not linked to a live Durable Object class`,
+      });
+      continue;
+    }
+    attached.set(target.name, container.name ?? `${scriptName}-${target.name}`.toLowerCase());
+  }
+  for (const c of draft.classes.values()) c.container = attached.get(c.name);
+}
+
 export interface UploadOutcome {
   script: WorkerScript;
   reconciliation: Reconciliation | undefined;
+}
+
+export interface UploadOptions {
+  /** Who uploaded (`wrangler` or `api`), shown as the script's `last_deployed_from`. */
+  client: string;
+  /** The version this upload becomes (a version uploaded earlier and deployed now); default a new one. */
+  versionId?: string;
+  /** Check everything, change nothing (a version upload is checked when it is uploaded). */
+  dryRun?: boolean;
 }
 
 /** Applies metadata + modules to `name`; modules undefined = a settings patch that keeps the code. */
@@ -269,13 +360,15 @@ export function applyUpload(
   name: string,
   metadata: UploadMetadata,
   modules: WorkerModule[] | undefined,
+  options: UploadOptions,
 ): UploadOutcome {
   if (metadata.migrations && metadata.exports) {
     throw badRequest(10021, 'migrations and exports cannot be used together; choose one');
   }
   const previous = store.scripts.get(name);
+  const isSettingsPatch = modules === undefined;
   const code = modules ?? previous?.modules ?? [];
-  const rawBindings = bindingsAfter(metadata, previous, modules === undefined);
+  const rawBindings = bindingsAfter(metadata, previous, isSettingsPatch);
   const draft = new Draft(store, name, previous, doBindingsOf(rawBindings));
   const exportNames = Object.keys(metadata.exports ?? {});
   const inCode = classesInCode(
@@ -284,11 +377,18 @@ export function applyUpload(
   );
   const migrationTag = applyMigrations(draft, previous, metadata.migrations);
   if (metadata.exports) applyExports(draft, metadata.exports, inCode);
+  applyContainers(draft, name, metadata, isSettingsPatch);
+  if (draft.errors.length > 0) {
+    throw new ApiFailure(400, EXPORTS_RECONCILIATION_ERROR, 'Durable Object exports reconciliation failed', {
+      details: draft.errors,
+    });
+  }
   exportsMissingFromCode(draft, inCode);
   const now = new Date().toISOString();
   const script: WorkerScript = {
     name,
-    etag: crypto.randomUUID().replaceAll('-', ''),
+    tag: previous?.tag ?? newId(),
+    etag: isSettingsPatch && previous ? previous.etag : newId(),
     migrationTag,
     exportsMode: previous?.exportsMode === true || metadata.exports !== undefined,
     tags: metadata.tags ?? previous?.tags ?? [],
@@ -300,8 +400,13 @@ export function applyUpload(
     compatibilityFlags: metadata.compatibility_flags ?? previous?.compatibilityFlags ?? [],
     createdOn: previous?.createdOn ?? now,
     modifiedOn: now,
+    lastDeployedFrom: options.client,
+    versionId: options.versionId ?? crypto.randomUUID(),
+    deploymentId: crypto.randomUUID(),
+    subdomain: previous?.subdomain ?? { enabled: false, previews_enabled: false },
+    previews: previous?.previews ?? [],
   };
-  store.scripts.set(name, script);
+  if (!options.dryRun) store.scripts.set(name, script);
   return { script, reconciliation: metadata.exports ? draft.reconciliation : undefined };
 }
 
