@@ -1,7 +1,11 @@
 // The Cloudflare v4 envelope, error helpers and the two pagination styles (§2.1, §2.5, §8.2). Every
 // success body names its `result` type (`ok<T>` has no inferred default), taken from the `cloudflare`
 // SDK's own response types wherever the SDK has one, so tsc refuses a field the API does not have.
-import type { CursorPaginationResponse, V4PagePaginationArrayResponse } from 'cloudflare/core/pagination';
+import type {
+  CursorPaginationResponse,
+  PageTokenPaginationResponse,
+  V4PagePaginationArrayResponse,
+} from 'cloudflare/core/pagination';
 import { HttpResponse } from 'msw';
 
 /**
@@ -25,19 +29,18 @@ export interface ReconciliationErrorDetail {
   referencing_scripts?: string[];
 }
 
-/** page/per_page listings: the SDK's fields, plus `count` and (where the API has them) the totals. */
+/**
+ * page/per_page listings: the SDK's fields, plus `count` (the API's OpenAPI collection envelope has
+ * it) and, where a listing has them, the totals.
+ */
 export type PageInfo = V4PagePaginationArrayResponse.ResultInfo & {
   count: number;
   total_count?: number;
   total_pages?: number;
 };
 export type CursorInfo = CursorPaginationResponse.ResultInfo;
-/** Container applications: `page_token` pagination (the SDK's PageTokenPagination). */
-export interface PageTokenInfo {
-  per_page: number;
-  count: number;
-  next_page_token?: string;
-}
+/** Container applications: `page_token` pagination. */
+export type PageTokenInfo = PageTokenPaginationResponse.ResultInfo;
 export type ResultInfo = PageInfo | CursorInfo | PageTokenInfo;
 
 /** A success envelope; `T` must be given (there is nothing to infer it from), so every answer is typed. */

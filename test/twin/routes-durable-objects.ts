@@ -74,7 +74,7 @@ export function containerRoutes(account: TwinAccount): HttpHandler[] {
       const from = start === -1 ? apps.length : start;
       const page = apps.slice(from, from + perPage);
       const last = page.at(-1);
-      const info: PageTokenInfo = { per_page: perPage, count: page.length };
+      const info: PageTokenInfo = { per_page: perPage };
       if (last && from + perPage < apps.length) info.next_page_token = encodeCursor(last.id);
       return ok<Application[]>(
         page.map((app) => appView(account, app)),
@@ -90,7 +90,7 @@ export function containerRoutes(account: TwinAccount): HttpHandler[] {
       if (!account.workers.containers.delete(params.id ?? '')) throw notFound(1404, 'application not found');
       return ok<Cloudflare.Containers.Applications.ApplicationDeleteResponse>({
         message: 'application deleted',
-      } as never);
+      });
     }),
   ];
 }
