@@ -42,8 +42,13 @@ export interface Answer<R, I> {
 
 const MAX_MESSAGE = 300;
 
-function describeErrors(errors: readonly { code: number; message: string }[]): string {
-  const text = errors.map((error) => `code ${error.code}: ${error.message}`).join('; ');
+/** The errors' codes and messages, and the classes a reconciliation refused (from meta.details). */
+function describeErrors(errors: EnvelopeErrors): string {
+  const refusals = refusalsOf(errors).map((refusal) => `${refusal.class}: ${refusal.scenario}`);
+  const text = [
+    errors.map((error) => `code ${error.code}: ${error.message}`).join('; '),
+    ...(refusals.length > 0 ? [`(${refusals.join('; ')})`] : []),
+  ].join(' ');
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
 }
 

@@ -5,6 +5,7 @@ import { fail } from './envelope.ts';
 import { route } from './gate.ts';
 import { adminRoutes } from './routes-admin.ts';
 import { d1Routes } from './routes-d1.ts';
+import { deployRoutes } from './routes-deploy.ts';
 import { containerRoutes, durableObjectRoutes } from './routes-durable-objects.ts';
 import { kvRoutes } from './routes-kv.ts';
 import { r2Routes } from './routes-r2.ts';
@@ -17,6 +18,7 @@ export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
     ...kvRoutes(account),
     ...r2Routes(account),
     ...workersRoutes(account),
+    ...deployRoutes(account),
     ...durableObjectRoutes(account),
     ...containerRoutes(account),
     route(account, 'ALL', '/*', ({ url }) => fail(404, 7003, `No route for the URI: ${url.pathname}`)),
