@@ -1,7 +1,8 @@
 // The parked Worker that replaces a slot's Worker: every request gets 503, every Durable Object
 // class is tombstoned in the same upload, and classes that must stay (backed by a container
 // application, or `durable-objects: keep`) remain as stub classes that answer 503 too.
-import type { WorkerModuleFile, WorkerModuleText, WorkerUploadMetadata } from './account.ts';
+import type { WorkerModuleFile, WorkerUploadMetadata } from './account.ts';
+import type { WorkerModuleText } from './worker-content.ts';
 
 /**
  * Marks a parked Worker in the script list (its `tags`). Tags survive later uploads that carry none
