@@ -152,6 +152,39 @@ describe('a slot redeployed after a park', () => {
   }
 });
 
+describe('a kept container class next to tombstoned ones, on legacy migrations', () => {
+  // A known limit (docs/config.md): wrangler, not finding preview-gc's migration tag in its
+  // config, sends every migration again, and creating the container class that is still live is
+  // refused. Declarative exports match a live class instead, so they have no such limit.
+  it("makes the next deploy's replay of every migration fail on the live class (10074)", async () => {
+    twin().seed({
+      workers: [
+        {
+          name: 'mixed-preview-1',
+          migrationTag: 'v1',
+          classes: [{ name: 'Room' }, { name: 'Box', container: true }],
+        },
+      ],
+    });
+    const { result } = await erase(slotResources('preview-1', park('mixed')));
+    expect(result.status).toBe('complete');
+    const replay = tenantUpload(
+      'mixed-preview-1',
+      {
+        bindings: doBindings(['Room', 'Box']),
+        containers: [{ name: 'mixed-preview-1-box', class_name: 'Box' }],
+        migrations: {
+          old_tag: 'preview-gc-1',
+          new_tag: 'v1',
+          steps: [{ new_sqlite_classes: ['Room', 'Box'] }],
+        },
+      },
+      ['Room', 'Box'],
+    );
+    await expect(replay).rejects.toThrow(/"code":10074.*'Box'/);
+  });
+});
+
 describe('a class another Worker binds', () => {
   it('is refused in exports mode, and the erase names the class, the binding and the Worker', async () => {
     twin().seed({
