@@ -5,6 +5,7 @@
 // Either way the bindings are looked up (the Worker's `references.durable_objects`, then each
 // referencing Worker's settings), best effort: a failed lookup only makes the message vaguer.
 import type { SlotWorker } from '../config/slot-config.ts';
+import type { DurableObjectBinding } from './account.ts';
 import type { CloudflareCallError } from './call-error.ts';
 import type { EraseContext } from './erase-step.ts';
 
@@ -45,7 +46,7 @@ async function bindingsTo(
   for (const other of [...new Set(referencing)]
     .filter((name) => WORKER_NAME.test(name))
     .slice(0, MAX_REFERENCING_WORKERS)) {
-    let bindings: Awaited<ReturnType<typeof context.account.durableObjectBindings>>;
+    let bindings: DurableObjectBinding[];
     try {
       bindings = await context.account.durableObjectBindings(other);
     } catch {

@@ -33,7 +33,7 @@ function usesExports(script: WorkerScriptSummary): boolean {
   return Object.values(script.exports ?? {}).some((entry) => entry.type === 'durable-object');
 }
 
-export interface ClassPlan {
+interface ClassPlan {
   tombstone: { name: string; namespaceId: string | undefined }[];
   keep: (KeptClass & { why: 'container' | 'keep' })[];
 }
