@@ -19,12 +19,16 @@ import { BaseBuckets } from 'cloudflare/resources/r2/buckets/buckets';
 import { BaseLifecycle } from 'cloudflare/resources/r2/buckets/lifecycle';
 import { BaseTokens as BaseUserTokens } from 'cloudflare/resources/user/tokens/tokens';
 import { BaseIndexes } from 'cloudflare/resources/vectorize/indexes/indexes';
+import { BaseWorkers as BaseBetaWorkers } from 'cloudflare/resources/workers/beta/workers/workers';
+import { BaseContent } from 'cloudflare/resources/workers/scripts/content';
+import { BaseScriptAndVersionSettings } from 'cloudflare/resources/workers/scripts/script-and-version-settings';
 import { BaseScripts } from 'cloudflare/resources/workers/scripts/scripts';
 import { createClient } from 'cloudflare/tree-shakable';
 import * as z from 'zod';
 import type { R2Jurisdiction } from '../config/slot-config.ts';
-import { readAnswer, type SdkRequestOptions } from './answer.ts';
+import { readAnswer, type SdkRequestOptions, toCallError } from './answer.ts';
 import type { Pacer } from './pacer.ts';
+import { modulesOf, readCapped, type WorkerModuleText } from './worker-content.ts';
 
 export interface CloudflareAccountOptions {
   apiToken: string;
@@ -72,12 +76,16 @@ const doNamespaceSchema = z.looseObject({
   class: z.string().nullish(),
   script: z.string().nullish(),
   use_sqlite: z.boolean().nullish(),
+  // A Worker preview's namespace: `script` is the parent Worker's name (wrangler's containers/deploy.ts).
+  preview: z.looseObject({ id: z.string() }).nullish(),
 });
 export interface DurableObjectNamespace {
   id: string;
   className: string;
   script: string;
   sqlite: boolean;
+  /** The namespace belongs to a preview of the Worker `script`, not to the Worker itself. */
+  preview: boolean;
 }
 
 const containerAppSchema = z.looseObject({
@@ -92,7 +100,11 @@ export interface ContainerApplication {
 }
 
 const pageInfoSchema = z
-  .looseObject({ total_pages: z.number().nullish(), total_count: z.number().nullish() })
+  .looseObject({
+    per_page: z.number().nullish(),
+    total_pages: z.number().nullish(),
+    total_count: z.number().nullish(),
+  })
   .nullish();
 const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
 const tokenInfoSchema = z.looseObject({ next_page_token: z.string().nullish() }).nullish();
@@ -116,6 +128,31 @@ export interface WorkerModuleFile {
   content: string;
   type: string;
 }
+
+/**
+ * Upload metadata: the SDK's, plus `containers`, which the SDK's type lacks but the API reads (its
+ * `exports` entries name containers "declared in the upload's metadata.containers"), in the shape
+ * wrangler sends (deploy-helpers create-worker-upload-form.ts).
+ */
+export type WorkerUploadMetadata = Cloudflare.Workers.Scripts.ScriptUpdateParams.Metadata & {
+  containers?: { name?: string; class_name?: string }[];
+};
+
+const doBindingSchema = z.looseObject({
+  type: z.literal('durable_object_namespace'),
+  name: z.string(),
+  class_name: z.string(),
+  script_name: z.string().optional(),
+});
+export interface DurableObjectBinding {
+  name: string;
+  className: string;
+  /** The Worker implementing the class; undefined: the bound Worker itself. */
+  script: string | undefined;
+}
+
+/** The header that asks R2 to refuse a write a bucket's Data Catalog could not follow (wrangler sends it). */
+const DATA_CATALOG_CHECK = 'cf-r2-data-catalog-check';
 
 export class CloudflareAccount {
   readonly accountId: string;
@@ -166,10 +203,14 @@ export class CloudflareAccount {
       items.push(...result);
       const totalPages = info?.total_pages ?? undefined;
       const totalCount = info?.total_count ?? undefined;
+      // Listings without totals (the DO namespaces) end on a page shorter than the page size the
+      // answer says it used.
+      const perPage = info?.per_page ?? undefined;
       const done =
         result.length === 0 ||
         (totalPages !== undefined && page >= totalPages) ||
-        (totalCount !== undefined && items.length >= totalCount);
+        (totalCount !== undefined && items.length >= totalCount) ||
+        (perPage !== undefined && result.length < perPage);
       if (done) return items;
     }
     return items;
@@ -326,7 +367,11 @@ export class CloudflareAccount {
     return result.rules ?? [];
   }
 
-  /** Replaces every rule of the bucket (a PUT replaces the whole set). */
+  /**
+   * Replaces every rule of the bucket (a PUT replaces the whole set). Like wrangler without
+   * `--force`, it asks for R2 Data Catalog's check: a bucket with the catalog enabled answers 409
+   * code 10081 instead of taking rules that could leave the catalog invalid.
+   */
   async putR2Lifecycle(bucket: string, jurisdiction: R2Jurisdiction, rules: LifecycleRule[]): Promise<void> {
     await this.send(
       'r2.lifecycle.put',
@@ -339,7 +384,7 @@ export class CloudflareAccount {
               ...jurisdictionHeader(jurisdiction),
               rules: rules as Cloudflare.R2.Buckets.LifecycleUpdateParams.Rule[],
             },
-            options,
+            { ...options, headers: { [DATA_CATALOG_CHECK]: 'true' } },
           )
           .asResponse(),
       z.unknown(),
@@ -375,6 +420,7 @@ export class CloudflareAccount {
       className: namespace.class ?? '',
       script: namespace.script ?? '',
       sqlite: namespace.use_sqlite ?? false,
+      preview: namespace.preview != null,
     }));
   }
 
@@ -407,10 +453,70 @@ export class CloudflareAccount {
     return applications;
   }
 
+  /**
+   * The Worker's deployed code (`content/v2`: one part per module), or 'too-large' when it is over
+   * `maxBytes`: a caller comparing it with a small known script needs no more to know it differs.
+   */
+  async getWorkerContent(name: string, maxBytes: number): Promise<WorkerModuleText[] | 'too-large'> {
+    return this.pacer.call('workers.content', async (context) => {
+      const timeout = AbortSignal.timeout(context.timeoutMs);
+      const signal = AbortSignal.any([context.signal, timeout]);
+      try {
+        const response = await this.client.workers.scripts.content
+          .get(name, { account_id: this.accountId }, { maxRetries: 0, timeout: context.timeoutMs, signal })
+          .asResponse();
+        const body = await readCapped(response, maxBytes);
+        if (body === 'too-large') return body;
+        return await modulesOf(response.headers.get('content-type') ?? '', body);
+      } catch (error) {
+        throw toCallError('workers.content', error, context, timeout.aborted);
+      }
+    });
+  }
+
+  /** The Workers of the account bound to one of this Worker's Durable Object namespaces. */
+  async durableObjectReferences(name: string): Promise<{ namespaceId: string; worker: string }[]> {
+    const { result } = await this.send(
+      'workers.get',
+      (options) =>
+        this.client.workers.beta.workers.get(name, { account_id: this.accountId }, options).asResponse(),
+      z.looseObject({
+        references: z
+          .looseObject({
+            durable_objects: z
+              .array(z.looseObject({ namespace_id: z.string(), worker_name: z.string() }))
+              .nullish(),
+          })
+          .nullish(),
+      }),
+    );
+    return (result.references?.durable_objects ?? []).map((reference) => ({
+      namespaceId: reference.namespace_id,
+      worker: reference.worker_name,
+    }));
+  }
+
+  /** The Durable Object bindings of a Worker's live version (its settings). */
+  async durableObjectBindings(name: string): Promise<DurableObjectBinding[]> {
+    const { result } = await this.send(
+      'workers.settings',
+      (options) =>
+        this.client.workers.scripts.scriptAndVersionSettings
+          .get(name, { account_id: this.accountId }, options)
+          .asResponse(),
+      z.looseObject({ bindings: z.array(z.looseObject({ type: z.string() })).nullish() }),
+    );
+    return (result.bindings ?? []).flatMap((binding) => {
+      const parsed = doBindingSchema.safeParse(binding);
+      if (!parsed.success) return [];
+      return [{ name: parsed.data.name, className: parsed.data.class_name, script: parsed.data.script_name }];
+    });
+  }
+
   /** Uploads a whole Worker: one JSON `metadata` part and one part per module. */
   async uploadWorker(
     name: string,
-    metadata: Record<string, unknown>,
+    metadata: WorkerUploadMetadata,
     modules: WorkerModuleFile[],
   ): Promise<void> {
     await this.send(
@@ -562,6 +668,9 @@ function createAccountClient(options: ClientOptions) {
       BaseBuckets,
       BaseLifecycle,
       BaseScripts,
+      BaseContent,
+      BaseScriptAndVersionSettings,
+      BaseBetaWorkers,
       BaseDurableObjectNamespaces,
       BaseApplications,
       BaseQueues,

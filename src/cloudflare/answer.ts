@@ -3,13 +3,25 @@
 // checked here, because the SDK hands back `result` of a 200 with `success: false` as if it worked.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare/error';
 import * as z from 'zod';
-import { type CallFailureReason, CloudflareCallError } from './call-error.ts';
+import { type CallFailureReason, type ClassRefusal, CloudflareCallError } from './call-error.ts';
 import type { AttemptContext } from './pacer.ts';
+
+/** `errors[].meta.details` of a failed exports reconciliation (wrangler: ExportsReconciliationErrorDetail). */
+const refusalSchema = z.looseObject({
+  class: z.string().max(200),
+  scenario: z.string().max(100),
+  message: z.string(),
+  referencing_scripts: z.array(z.string().max(200)).max(100).nullish(),
+});
+const metaSchema = z
+  .looseObject({ details: z.array(z.unknown()).nullish() })
+  .nullish()
+  .catch(undefined);
 
 const envelopeSchema = z.object({
   success: z.boolean(),
   errors: z
-    .array(z.looseObject({ code: z.number(), message: z.string() }))
+    .array(z.looseObject({ code: z.number(), message: z.string(), meta: metaSchema }))
     .nullish()
     .transform((errors) => errors ?? []),
   result: z.unknown(),
@@ -30,8 +42,13 @@ export interface Answer<R, I> {
 
 const MAX_MESSAGE = 300;
 
-function describeErrors(errors: readonly { code: number; message: string }[]): string {
-  const text = errors.map((error) => `code ${error.code}: ${error.message}`).join('; ');
+/** The errors' codes and messages, and the classes a reconciliation refused (from meta.details). */
+function describeErrors(errors: EnvelopeErrors): string {
+  const refusals = refusalsOf(errors).map((refusal) => `${refusal.class}: ${refusal.scenario}`);
+  const text = [
+    errors.map((error) => `code ${error.code}: ${error.message}`).join('; '),
+    ...(refusals.length > 0 ? [`(${refusals.join('; ')})`] : []),
+  ].join(' ');
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
 }
 
@@ -46,9 +63,21 @@ export function retryAfterMs(headers: Headers | undefined, now: number): number 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-function codesOf(body: unknown): { code: number; message: string }[] {
+type EnvelopeErrors = z.infer<typeof envelopeSchema>['errors'];
+
+function codesOf(body: unknown): EnvelopeErrors {
   const parsed = envelopeSchema.pick({ errors: true }).safeParse(body);
   return parsed.success ? parsed.data.errors : [];
+}
+
+/** The well-formed entries of the first error's `meta.details`; the rest are dropped, not trusted. */
+function refusalsOf(errors: EnvelopeErrors): ClassRefusal[] {
+  return (errors[0]?.meta?.details ?? []).flatMap((detail) => {
+    const parsed = refusalSchema.safeParse(detail);
+    if (!parsed.success) return [];
+    const { class: name, scenario, message, referencing_scripts } = parsed.data;
+    return [{ class: name, scenario, message, referencingScripts: referencing_scripts ?? [] }];
+  });
 }
 
 /** Turns whatever one attempt threw into a CloudflareCallError; `timedOut` says our timer fired. */
@@ -72,6 +101,7 @@ export function toCallError(kind: string, error: unknown, context: AttemptContex
         status: error.status,
         codes: errors.map((entry) => entry.code),
         retryAfterMs: retryAfterMs(error.headers, Date.now()),
+        refusals: refusalsOf(errors),
       },
       `HTTP ${error.status}${errors.length > 0 ? `, ${describeErrors(errors)}` : ''}`,
     );
@@ -139,7 +169,7 @@ function checkEnvelope<R, I>(
   const { success, errors, result, result_info } = envelope.data;
   if (!success) {
     throw new CloudflareCallError(
-      { kind, reason: 'api', status, codes: errors.map((error) => error.code) },
+      { kind, reason: 'api', status, codes: errors.map((error) => error.code), refusals: refusalsOf(errors) },
       `HTTP ${status} with success: false${errors.length > 0 ? `, ${describeErrors(errors)}` : ''}`,
     );
   }

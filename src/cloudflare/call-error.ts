@@ -23,6 +23,17 @@ export const DEFERRING_REASONS: ReadonlySet<string> = new Set<CallFailureReason>
   'aborted',
 ]);
 
+/**
+ * One entry of the envelope's `errors[0].meta.details`: a Durable Object class an exports
+ * reconciliation refused, with why (`scenario`) and the Workers still bound to it.
+ */
+export interface ClassRefusal {
+  class: string;
+  scenario: string;
+  message: string;
+  referencingScripts: string[];
+}
+
 export interface CallErrorDetails {
   /** The kind of call, e.g. `d1.query`. */
   kind: string;
@@ -32,6 +43,8 @@ export interface CallErrorDetails {
   codes?: readonly number[];
   /** A wait the server asked for (Retry-After / retry-after-ms), in milliseconds. */
   retryAfterMs?: number | undefined;
+  /** Per-class refusals from `errors[0].meta.details` (a failed exports reconciliation). */
+  refusals?: readonly ClassRefusal[];
 }
 
 export class CloudflareCallError extends Error {
@@ -40,6 +53,7 @@ export class CloudflareCallError extends Error {
   readonly status: number | undefined;
   readonly codes: readonly number[];
   readonly retryAfterMs: number | undefined;
+  readonly refusals: readonly ClassRefusal[];
 
   constructor(details: CallErrorDetails, message: string) {
     super(`${details.kind}: ${message}`);
@@ -49,12 +63,20 @@ export class CloudflareCallError extends Error {
     this.status = details.status;
     this.codes = details.codes ?? [];
     this.retryAfterMs = details.retryAfterMs;
+    this.refusals = details.refusals ?? [];
   }
 
   /** The same failure with another reason or message, e.g. after the last retry. */
   withReason(reason: CallFailureReason, message: string): CloudflareCallError {
     return new CloudflareCallError(
-      { kind: this.kind, reason, status: this.status, codes: this.codes, retryAfterMs: this.retryAfterMs },
+      {
+        kind: this.kind,
+        reason,
+        status: this.status,
+        codes: this.codes,
+        retryAfterMs: this.retryAfterMs,
+        refusals: this.refusals,
+      },
       message,
     );
   }

@@ -3,10 +3,16 @@
 // `deleted` when the script uses declarative exports (the script list shows an `exports` map with a
 // durable-object entry), else with a legacy migration {old_tag, new_tag, steps: [{deleted_classes}]}.
 // Classes backed by a container application stay as stub classes (deleting them is refused while
-// the application exists). A Worker that is already parked with nothing left to tombstone gets no
-// upload: the script list shows our tag, or (legacy migrations) a migration tag we wrote.
+// the application exists), declared with their container so it stays on.
+//
+// "Already parked" is decided by the deployed code, which every upload replaces: with nothing left
+// to tombstone and our tag on the script, the code is read back (content/v2) and compared with the
+// parked Worker this erase would upload. Tags and migration tags survive a redeploy, so neither
+// alone may skip the upload.
 import type { SlotWorker } from '../config/slot-config.ts';
 import type { WorkerScriptSummary } from './account.ts';
+import { CloudflareCallError } from './call-error.ts';
+import { describeBlockedClasses } from './erase-compute-blocked.ts';
 import {
   type ComputeDetails,
   type EraseContext,
@@ -16,8 +22,9 @@ import {
 } from './erase-step.ts';
 import {
   isIdentifier,
-  isOwnMigrationTag,
+  isParkedCode,
   type KeptClass,
+  PARKED_CODE_MAX_BYTES,
   PARKED_TAG,
   parkedUpload,
 } from './parked-worker.ts';
@@ -27,7 +34,7 @@ function usesExports(script: WorkerScriptSummary): boolean {
 }
 
 interface ClassPlan {
-  tombstone: string[];
+  tombstone: { name: string; namespaceId: string | undefined }[];
   keep: (KeptClass & { why: 'container' | 'keep' })[];
 }
 
@@ -50,20 +57,13 @@ async function planClasses(
   if (names.length === 0) return { tombstone: [], keep: [] };
 
   const applications = await context.resolver.containerApplications();
-  const containerNamespaces = new Set(
-    applications.flatMap((app) => (app.namespaceId ? [app.namespaceId] : [])),
-  );
   const plan: ClassPlan = { tombstone: [], keep: [] };
   for (const name of names.sort()) {
     const namespace = namespaces.find((candidate) => candidate.className === name);
-    const why =
-      namespace && containerNamespaces.has(namespace.id)
-        ? 'container'
-        : worker.durableObjects === 'keep'
-          ? 'keep'
-          : undefined;
+    const application = namespace ? applications.find((app) => app.namespaceId === namespace.id) : undefined;
+    const why = application ? 'container' : worker.durableObjects === 'keep' ? 'keep' : undefined;
     if (why === undefined) {
-      plan.tombstone.push(name);
+      plan.tombstone.push({ name, namespaceId: namespace?.id });
       continue;
     }
     const entry = exported.find(([exportName]) => exportName === name)?.[1];
@@ -71,7 +71,7 @@ async function planClasses(
       name,
       why,
       sqlite: namespace?.sqlite ?? entry?.storage === 'sqlite',
-      exportEntry: entry,
+      container: application?.name,
     });
   }
   return plan;
@@ -79,7 +79,9 @@ async function planClasses(
 
 function describeClasses(plan: ClassPlan, tombstoneVerb: string): string {
   const parts = [
-    ...(plan.tombstone.length > 0 ? [`${tombstoneVerb} ${plan.tombstone.join(', ')}`] : []),
+    ...(plan.tombstone.length > 0
+      ? [`${tombstoneVerb} ${plan.tombstone.map((entry) => entry.name).join(', ')}`]
+      : []),
     ...(plan.keep.length > 0
       ? [
           `kept ${plan.keep.map((kept) => `${kept.name} (${kept.why === 'container' ? 'container' : 'durable-objects: keep'})`).join(', ')}`,
@@ -87,6 +89,12 @@ function describeClasses(plan: ClassPlan, tombstoneVerb: string): string {
       : []),
   ];
   return parts.join('; ');
+}
+
+/** Whether the deployed code is the parked Worker this plan would upload: one read of the code. */
+async function runsParkedCode(context: EraseContext, worker: SlotWorker, plan: ClassPlan): Promise<boolean> {
+  const deployed = await context.account.getWorkerContent(worker.name, PARKED_CODE_MAX_BYTES);
+  return deployed !== 'too-large' && isParkedCode(deployed, plan.keep);
 }
 
 export async function eraseCompute(context: EraseContext, worker: SlotWorker): Promise<StepOutcome> {
@@ -104,11 +112,12 @@ export async function eraseCompute(context: EraseContext, worker: SlotWorker): P
 
   const details: ComputeDetails = {
     mode: plan.tombstone.length === 0 ? 'none' : exportsMode ? 'exports' : 'migrations',
-    tombstoned: plan.tombstone,
+    tombstoned: plan.tombstone.map((entry) => entry.name),
     kept: plan.keep.map((kept) => ({ name: kept.name, why: kept.why })),
   };
-  const parked = script.tags.includes(PARKED_TAG) || isOwnMigrationTag(script.migrationTag);
-  if (plan.tombstone.length === 0 && parked) {
+  // Without our tag the Worker was never parked, or someone uploaded it with other tags since.
+  const mayBeParked = plan.tombstone.length === 0 && script.tags.includes(PARKED_TAG);
+  if (mayBeParked && (await runsParkedCode(context, worker, plan))) {
     const kept = describeClasses(plan, 'tombstoned');
     return { status: 'unchanged', summary: `already parked${kept ? `; ${kept}` : ''}`, details };
   }
@@ -116,7 +125,7 @@ export async function eraseCompute(context: EraseContext, worker: SlotWorker): P
   const upload = parkedUpload({
     exportsMode,
     migrationTag: script.migrationTag,
-    tombstone: plan.tombstone,
+    tombstone: details.tombstoned,
     keep: plan.keep,
   });
   if (upload.newMigrationTag !== undefined)
@@ -129,7 +138,15 @@ export async function eraseCompute(context: EraseContext, worker: SlotWorker): P
       details,
     };
   }
-  await context.account.uploadWorker(worker.name, upload.metadata, upload.modules);
+  try {
+    await context.account.uploadWorker(worker.name, upload.metadata, upload.modules);
+  } catch (error) {
+    if (error instanceof CloudflareCallError && error.reason === 'api') {
+      const blocked = await describeBlockedClasses(context, worker, plan.tombstone, error);
+      if (blocked !== undefined) throw new StepError('refused', blocked);
+    }
+    throw error;
+  }
   const classes = describeClasses(plan, 'tombstoned');
   return {
     status: 'done',

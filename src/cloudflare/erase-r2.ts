@@ -2,16 +2,23 @@
 // one: the rule is the reaper. A PUT replaces the whole rule set, so the rules are read first, the
 // managed rule (by id) is replaced or added, every other rule (the default multipart-abort rule,
 // the team's own rules) is sent back exactly as read, and nothing is sent when nothing changed.
+// The PUT asks for R2 Data Catalog's check (as wrangler does unless forced): a bucket with the
+// catalog enabled refuses it, and the step is refused rather than forced.
 import { formatDurationSeconds } from '../config/duration.ts';
 import type { SlotR2 } from '../config/slot-config.ts';
 import type { LifecycleRule } from './account.ts';
+import { CloudflareCallError } from './call-error.ts';
 import {
   counted,
   type EraseContext,
   missingResource,
   type R2Details,
+  StepError,
   type StepOutcome,
 } from './erase-step.ts';
+
+/** A lifecycle PUT refused because the bucket's R2 Data Catalog could be left invalid. */
+const DATA_CATALOG_CONFLICT = 10081;
 
 export function managedRule(expire: SlotR2['expire']): LifecycleRule {
   return {
@@ -22,7 +29,7 @@ export function managedRule(expire: SlotR2['expire']): LifecycleRule {
   };
 }
 
-/** JSON with sorted keys and a missing prefix read as "" (the default rule comes back as `conditions: {}`). */
+/** JSON with sorted keys and a missing prefix read as "" (rules written without one, e.g. by wrangler, carry `conditions: {}`). */
 function canonical(rule: LifecycleRule): string {
   const normalised = { ...rule, conditions: { ...rule.conditions, prefix: rule.conditions?.prefix ?? '' } };
   return JSON.stringify(normalised, (_, value: unknown) =>
@@ -67,6 +74,16 @@ export async function eraseR2(context: EraseContext, bucket: SlotR2): Promise<St
   const what = `rule ${wanted.id} (${prefix} expire after ${formatDurationSeconds(bucket.expire.afterSeconds)})`;
   const verb = next.change === 'added' ? 'add' : 'replace';
   if (context.dryRun) return { status: 'would-change', summary: `would ${verb} ${what}${kept}`, details };
-  await context.account.putR2Lifecycle(bucket.bucket, jurisdiction, next.rules);
+  try {
+    await context.account.putR2Lifecycle(bucket.bucket, jurisdiction, next.rules);
+  } catch (error) {
+    if (error instanceof CloudflareCallError && error.codes.includes(DATA_CATALOG_CONFLICT)) {
+      throw new StepError(
+        'refused',
+        `R2 Data Catalog is enabled on ${where} '${bucket.bucket}', and Cloudflare refused new lifecycle rules that could leave the catalog invalid (code ${DATA_CATALOG_CONFLICT}); preview-gc does not override that check. Set ${what} yourself if the catalog allows it, or take the bucket out of the slot config`,
+      );
+    }
+    throw error;
+  }
   return { status: 'done', summary: `${verb === 'add' ? 'added' : 'replaced'} ${what}${kept}`, details };
 }

@@ -1,9 +1,13 @@
 // The parked Worker that replaces a slot's Worker: every request gets 503, every Durable Object
 // class is tombstoned in the same upload, and classes that must stay (backed by a container
 // application, or `durable-objects: keep`) remain as stub classes that answer 503 too.
-import type { WorkerModuleFile } from './account.ts';
+import type { WorkerModuleFile, WorkerUploadMetadata } from './account.ts';
+import type { WorkerModuleText } from './worker-content.ts';
 
-/** Marks a parked Worker in the script list (its `tags`), so a second erase knows there is nothing to do. */
+/**
+ * Marks a parked Worker in the script list (its `tags`). Tags survive later uploads that carry none
+ * (wrangler's never do), so the tag only says "read the code to know"; the code decides.
+ */
 export const PARKED_TAG = 'preview-gc-parked';
 /** Migration tags preview-gc writes: `preview-gc-1`, `preview-gc-2`, … */
 const OWN_TAG = /^preview-gc-(\d+)$/;
@@ -20,9 +24,9 @@ const UNUSABLE = new Set(
 
 export interface KeptClass {
   name: string;
-  /** The live `exports` entry from the script list (exports mode), passed through unchanged. */
-  exportEntry?: Record<string, unknown> | undefined;
   sqlite: boolean;
+  /** The container application backing the class (its name), which the upload must declare again. */
+  container?: string | undefined;
 }
 
 export interface ParkedUploadPlan {
@@ -34,7 +38,7 @@ export interface ParkedUploadPlan {
 }
 
 export interface ParkedUpload {
-  metadata: Record<string, unknown>;
+  metadata: WorkerUploadMetadata;
   modules: WorkerModuleFile[];
   /** The migration tag the upload moves to, when it carries a migration. */
   newMigrationTag: string | undefined;
@@ -49,11 +53,6 @@ export function isIdentifier(name: string): boolean {
 export function nextMigrationTag(current: string | undefined): string {
   const ours = current === undefined ? undefined : OWN_TAG.exec(current);
   return `preview-gc-${ours ? Number(ours[1]) + 1 : 1}`;
-}
-
-/** A migration tag preview-gc wrote: the last upload was a parking one. */
-export function isOwnMigrationTag(tag: string | undefined): boolean {
-  return tag !== undefined && OWN_TAG.test(tag);
 }
 
 function parkedCode(keep: readonly KeptClass[]): string {
@@ -73,8 +72,32 @@ function parkedCode(keep: readonly KeptClass[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Whether `deployed` is exactly the code a parked upload keeping `keep` carries: one module, byte
+ * for byte. Every upload replaces the code, so a redeploy of any kind makes this false.
+ */
+export function isParkedCode(deployed: readonly WorkerModuleText[], keep: readonly KeptClass[]): boolean {
+  const [only] = deployed;
+  return deployed.length === 1 && only?.text === parkedCode(keep);
+}
+
+/** The most bytes parked code can have (with a few stub classes): a longer script is not parked. */
+export const PARKED_CODE_MAX_BYTES = 64 * 1024;
+
+/**
+ * The containers the upload declares: one per kept container-backed class, with both directions of
+ * the link (the class by `class_name`; in exports mode its entry also names the container), as
+ * wrangler sends them. Leaving one out would turn the class's containers off.
+ */
+function declaredContainers(keep: readonly KeptClass[]): WorkerUploadMetadata['containers'] {
+  return keep.flatMap((kept) =>
+    kept.container === undefined ? [] : [{ name: kept.container, class_name: kept.name }],
+  );
+}
+
 export function parkedUpload(plan: ParkedUploadPlan): ParkedUpload {
-  const metadata: Record<string, unknown> = {
+  const containers = declaredContainers(plan.keep);
+  const metadata: WorkerUploadMetadata = {
     main_module: MAIN_MODULE,
     compatibility_date: COMPATIBILITY_DATE,
     // No binding survives except secrets: nothing may bind a deleted class (10061), and the next
@@ -82,15 +105,20 @@ export function parkedUpload(plan: ParkedUploadPlan): ParkedUpload {
     bindings: [],
     keep_bindings: ['secret_text', 'secret_key'],
     tags: [PARKED_TAG],
+    ...(containers?.length ? { containers } : {}),
   };
   let newMigrationTag: string | undefined;
   if (plan.exportsMode) {
     metadata.exports = Object.fromEntries([
       ...plan.keep.map((kept) => [
         kept.name,
-        kept.exportEntry ?? { type: 'durable-object', storage: kept.sqlite ? 'sqlite' : 'legacy-kv' },
+        {
+          type: 'durable-object' as const,
+          storage: kept.sqlite ? ('sqlite' as const) : ('legacy-kv' as const),
+          ...(kept.container === undefined ? {} : { container: kept.container }),
+        },
       ]),
-      ...plan.tombstone.map((name) => [name, { type: 'durable-object', state: 'deleted' }]),
+      ...plan.tombstone.map((name) => [name, { type: 'durable-object' as const, state: 'deleted' as const }]),
     ]);
   } else if (plan.tombstone.length > 0) {
     newMigrationTag = nextMigrationTag(plan.migrationTag);

@@ -80,10 +80,14 @@ export class NameResolver {
     return (await this.workerScripts()).find((script) => script.name === name);
   }
 
-  /** The Durable Object namespaces whose class the Worker `script` implements. */
+  /**
+   * The Durable Object namespaces whose class the Worker `script` implements. The namespaces of the
+   * Worker's previews carry its name too; they are not its classes (a preview-only class in
+   * `deleted_classes` would fail the whole upload), so they are left out.
+   */
   async durableObjectNamespaces(script: string): Promise<DurableObjectNamespace[]> {
     const namespaces = await this.once('durable-objects', () => this.account.listDurableObjectNamespaces());
-    return namespaces.filter((namespace) => namespace.script === script);
+    return namespaces.filter((namespace) => namespace.script === script && !namespace.preview);
   }
 
   async containerApplications(): Promise<ContainerApplication[]> {

@@ -97,6 +97,23 @@ describe('listings', () => {
     expect(apps.sent[1]?.url.searchParams.get('page_token')).toBe('p2');
   });
 
+  it('ends a listing without totals on a page shorter than the page size the answer names', async () => {
+    const { account, sent } = scriptedAccount([
+      ok(
+        [
+          { id: 'ns1', class: 'Room', script: 'app', use_sqlite: true },
+          { id: 'ns2', class: 'Room', script: 'app', preview: { id: 'p1', slug: 'pr-7', name: 'app-pr-7' } },
+        ],
+        { page: 1, per_page: 1000, count: 2 },
+      ),
+    ]);
+    expect(await account.listDurableObjectNamespaces()).toEqual([
+      { id: 'ns1', className: 'Room', script: 'app', sqlite: true, preview: false },
+      { id: 'ns2', className: 'Room', script: 'app', sqlite: false, preview: true },
+    ]);
+    expect(sent).toHaveLength(1);
+  });
+
   it('sends no jurisdiction header for the default jurisdiction', async () => {
     const { account, sent } = scriptedAccount([ok({ rules: [] })]);
     await account.getR2Lifecycle('bucket', 'default');
@@ -138,6 +155,77 @@ describe('answers that are refused', () => {
     expect(error).toMatchObject({ reason: 'api', status: 403, codes: [10000] });
     expect(error.message).toBe('workers.list: HTTP 403, code 10000: Authentication error');
     expect(JSON.stringify({ ...error, message: error.message })).not.toContain(TOKEN);
+  });
+});
+
+describe('a refused exports reconciliation', () => {
+  it("keeps meta.details' well-formed entries and names them in the message", async () => {
+    const details = [
+      { class: 'Room', scenario: 'tombstone_delete_class_still_in_code', message: 'still exported' },
+      {
+        class: 'Agent',
+        scenario: 'tombstone_delete_blocked_by_external_bindings',
+        message: 'still bound',
+        referencing_scripts: ['router'],
+      },
+      { scenario: 'no class at all' },
+    ];
+    const { account } = scriptedAccount([
+      {
+        status: 400,
+        body: {
+          success: false,
+          errors: [{ code: 100402, message: 'reconciliation failed', meta: { details } }],
+          result: null,
+        },
+      },
+    ]);
+    const error = await callFailureOf(account.uploadWorker('app', { main_module: 'parked.js' }, []));
+    expect(error.refusals).toEqual([
+      {
+        class: 'Room',
+        scenario: 'tombstone_delete_class_still_in_code',
+        message: 'still exported',
+        referencingScripts: [],
+      },
+      {
+        class: 'Agent',
+        scenario: 'tombstone_delete_blocked_by_external_bindings',
+        message: 'still bound',
+        referencingScripts: ['router'],
+      },
+    ]);
+    expect(error.message).toBe(
+      'workers.upload: HTTP 400, code 100402: reconciliation failed (Room: tombstone_delete_class_still_in_code; Agent: tombstone_delete_blocked_by_external_bindings)',
+    );
+  });
+});
+
+describe('what goes on the wire', () => {
+  it('asks for the R2 Data Catalog check on every lifecycle PUT', async () => {
+    const { account, sent } = scriptedAccount([ok({})]);
+    await account.putR2Lifecycle('bucket', 'eu', []);
+    expect(sent[0]?.headers.get('cf-r2-data-catalog-check')).toBe('true');
+    expect(sent[0]?.headers.get('cf-r2-jurisdiction')).toBe('eu');
+  });
+
+  it('reads a Worker\'s code only up to the limit: a longer script is "too-large", unread', async () => {
+    const form = new FormData();
+    form.set(
+      'parked.js',
+      new File(['export default {}'], 'parked.js', { type: 'application/javascript+module' }),
+    );
+    const multipart = new Response(form);
+    const type = multipart.headers.get('content-type') ?? '';
+    const body = await multipart.text();
+    const { account } = scriptedAccount([
+      { body, headers: { 'content-type': type } },
+      { body: 'x'.repeat(100), headers: { 'content-type': 'application/javascript' } },
+    ]);
+    expect(await account.getWorkerContent('w', 1024)).toEqual([
+      { name: 'parked.js', text: 'export default {}' },
+    ]);
+    expect(await account.getWorkerContent('w', 10)).toBe('too-large');
   });
 });
 

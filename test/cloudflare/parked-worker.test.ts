@@ -6,18 +6,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isIdentifier,
+  isParkedCode,
   nextMigrationTag,
   PARKED_TAG,
   parkedUpload,
 } from '../../src/cloudflare/parked-worker.ts';
 
 describe('the parked upload', () => {
-  it('tombstones with a legacy migration from the current tag, and keeps container classes as stubs', () => {
+  it('tombstones with a legacy migration from the current tag, and keeps container classes as stubs with their container', () => {
     const upload = parkedUpload({
       exportsMode: false,
       migrationTag: 'v2',
       tombstone: ['Agent', 'Room'],
-      keep: [{ name: 'Sandbox', sqlite: true }],
+      keep: [{ name: 'Sandbox', sqlite: true, container: 'app-preview-1-sandbox' }],
     });
     expect(upload.metadata).toEqual({
       main_module: 'parked.js',
@@ -25,6 +26,8 @@ describe('the parked upload', () => {
       bindings: [],
       keep_bindings: ['secret_text', 'secret_key'],
       tags: [PARKED_TAG],
+      // As wrangler sends it: leaving it out would turn the class's containers off.
+      containers: [{ name: 'app-preview-1-sandbox', class_name: 'Sandbox' }],
       migrations: { old_tag: 'v2', new_tag: 'preview-gc-1', steps: [{ deleted_classes: ['Agent', 'Room'] }] },
     });
     expect(upload.newMigrationTag).toBe('preview-gc-1');
@@ -33,25 +36,34 @@ describe('the parked upload', () => {
     expect(code).not.toMatch(/class (Agent|Room)\b/);
   });
 
-  it('tombstones with exports entries in exports mode, passing kept entries through', () => {
+  it('tombstones with exports entries in exports mode; a kept entry names only a container the upload declares', () => {
     const upload = parkedUpload({
       exportsMode: true,
       migrationTag: undefined,
       tombstone: ['Room'],
       keep: [
-        {
-          name: 'Sandbox',
-          sqlite: true,
-          exportEntry: { type: 'durable-object', storage: 'sqlite', container: 'box' },
-        },
+        { name: 'Sandbox', sqlite: true, container: 'box' },
+        { name: 'Ledger', sqlite: false },
       ],
     });
     expect(upload.metadata.exports).toEqual({
       Sandbox: { type: 'durable-object', storage: 'sqlite', container: 'box' },
+      Ledger: { type: 'durable-object', storage: 'legacy-kv' },
       Room: { type: 'durable-object', state: 'deleted' },
     });
+    expect(upload.metadata.containers).toEqual([{ name: 'box', class_name: 'Sandbox' }]);
     expect(upload.metadata.migrations).toBeUndefined();
     expect(upload.newMigrationTag).toBeUndefined();
+  });
+
+  it('declares no containers when no kept class has one', () => {
+    const upload = parkedUpload({
+      exportsMode: false,
+      migrationTag: 'v1',
+      tombstone: [],
+      keep: [{ name: 'Room', sqlite: true }],
+    });
+    expect(upload.metadata.containers).toBeUndefined();
   });
 
   it('carries no migration when there is nothing to tombstone', () => {
@@ -64,6 +76,18 @@ describe('the parked upload', () => {
     expect(nextMigrationTag(undefined)).toBe('preview-gc-1');
     expect(nextMigrationTag('v7')).toBe('preview-gc-1');
     expect(nextMigrationTag('preview-gc-1')).toBe('preview-gc-2');
+  });
+
+  it('recognises its own code read back, and nothing else', () => {
+    const keep = [{ name: 'Sandbox', sqlite: true }];
+    const code = parkedUpload({ exportsMode: false, migrationTag: 'v1', tombstone: [], keep }).modules[0];
+    const parked = [{ name: 'parked.js', text: code?.content ?? '' }];
+    expect(isParkedCode(parked, keep)).toBe(true);
+    // The same code with other kept classes, a second module, or a tenant's code is not parked.
+    expect(isParkedCode(parked, [])).toBe(false);
+    expect(isParkedCode([...parked, { name: 'extra.js', text: '' }], keep)).toBe(false);
+    expect(isParkedCode([{ name: 'index.js', text: 'export default {}' }], keep)).toBe(false);
+    expect(isParkedCode([], keep)).toBe(false);
   });
 
   it('refuses class names it cannot write into code', () => {

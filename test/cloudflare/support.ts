@@ -1,12 +1,14 @@
 // Shared by the erase tests: a slot shaped like docs/design.md's example, seeded into the twin, and
 // the run's plumbing (pacer, account, resolver) pointed at the twin over loopback.
+
+import { afterAll, beforeAll } from 'vitest';
 import { CloudflareAccount } from '../../src/cloudflare/account.ts';
 import { type EraseResult, eraseSlot } from '../../src/cloudflare/erase.ts';
 import { Pacer, type PacerClock, type PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { NameResolver } from '../../src/cloudflare/resolver.ts';
 import { parseSlotConfig, resourcesForSlot, type SlotResources } from '../../src/config/slot-config.ts';
 import { DESIGN_EXAMPLE } from '../config/design-example.ts';
-import type { Twin, TwinSeed } from '../twin/twin.ts';
+import { startTwin, type Twin, type TwinSeed } from '../twin/twin.ts';
 
 /** The config of docs/design.md#the-slot-config-file. */
 export const DESIGN_CONFIG = DESIGN_EXAMPLE;
@@ -53,7 +55,7 @@ export const TEAM_RULE = {
 export const DEFAULT_MULTIPART_RULE = {
   id: 'Default Multipart Abort Rule',
   enabled: true,
-  conditions: {},
+  conditions: { prefix: '' },
   abortMultipartUploadsTransition: { condition: { type: 'Age' as const, maxAge: 604_800 } },
 };
 
@@ -150,4 +152,26 @@ export function writesIn(twin: Twin): string[] {
     .requests()
     .filter((request) => request.method !== 'GET')
     .map((request) => request.route);
+}
+
+/** A twin started before the file's tests and closed after them; call the result to reach it. */
+export function twinForTheseTests(): () => Twin {
+  let twin: Twin | undefined;
+  beforeAll(async () => {
+    twin = await startTwin();
+  });
+  afterAll(async () => {
+    await twin?.close();
+  });
+  return () => {
+    if (!twin) throw new Error('the twin is not started yet');
+    return twin;
+  };
+}
+
+/** A Worker as the twin holds it now. */
+export function workerIn(twin: Twin, name: string) {
+  const worker = twin.state().workers.find((candidate) => candidate.name === name);
+  if (!worker) throw new Error(`no worker ${name} in the twin`);
+  return worker;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_CONFIG_PATH, DEMO_POOL, demoTwinSeed, seedDemoPool } from '../../demo/fixture.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
-import { runAction } from '../support/action-run.ts';
+import { gcInputs, runAction } from '../support/action-run.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
 
 const SEMAPHORE_TOKEN = 'sem-signal-0d4e8a1f';
@@ -34,31 +34,19 @@ describe('SIGTERM during an erase', () => {
     // The D1 step hangs: the erase is mid-slot when the signal comes.
     twin.faults.add({ route: 'POST /accounts/:account/d1/database/:id/query', delayMs: STUCK_MS });
 
-    const run = await runAction(
-      {
-        command: 'gc',
-        config: DEMO_CONFIG_PATH,
-        'semaphore-url': semaphore.url,
-        'semaphore-token': SEMAPHORE_TOKEN,
-        'cloudflare-api-token': CLOUDFLARE_TOKEN,
-        'cloudflare-account-id': twin.accountId,
-        'cloudflare-api-base-url': twin.baseUrl,
-        'requests-per-second': '50',
+    const run = await runAction(gcInputs(DEMO_CONFIG_PATH, semaphore, twin), {
+      onSpawn: (child) => {
+        // The twin logs a request once answered: after the compute step's upload, the erase is
+        // renewing its lease or stuck in the D1 step.
+        const poll = setInterval(() => {
+          if (twin.requests().some((r) => r.method === 'PUT' && r.route.includes('/workers/scripts/'))) {
+            clearInterval(poll);
+            child.kill('SIGTERM');
+          }
+        }, 20);
+        child.on('close', () => clearInterval(poll));
       },
-      {
-        onSpawn: (child) => {
-          // The twin logs a request once answered: after the compute step's upload, the erase is
-          // renewing its lease or stuck in the D1 step.
-          const poll = setInterval(() => {
-            if (twin.requests().some((r) => r.method === 'PUT' && r.route.includes('/workers/scripts/'))) {
-              clearInterval(poll);
-              child.kill('SIGTERM');
-            }
-          }, 20);
-          child.on('close', () => clearInterval(poll));
-        },
-      },
-    );
+    });
     twin.faults.clear();
 
     expect(run.exitCode).not.toBe(0);

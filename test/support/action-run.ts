@@ -24,6 +24,24 @@ export interface ActionRunOptions {
 
 const ACTION_ENTRY = new URL('../../dist/index.js', import.meta.url).pathname;
 
+/** The inputs of a gc run with slot config `config` against a semaphore and a Cloudflare twin. */
+export function gcInputs(
+  config: string,
+  semaphore: { url: string; token: string },
+  cloudflare: { baseUrl: string; token: string; accountId: string },
+): Record<string, string> {
+  return {
+    command: 'gc',
+    config,
+    'semaphore-url': semaphore.url,
+    'semaphore-token': semaphore.token,
+    'cloudflare-api-token': cloudflare.token,
+    'cloudflare-account-id': cloudflare.accountId,
+    'cloudflare-api-base-url': cloudflare.baseUrl,
+    'requests-per-second': '50',
+  };
+}
+
 /** `name<<DELIMITER\nvalue\nDELIMITER` blocks, as @actions/core writes them to GITHUB_OUTPUT. */
 export function parseOutputFile(text: string): Record<string, string> {
   const outputs: Record<string, string> = {};

@@ -7,7 +7,14 @@ import { type RateLimit, RateLimiter } from './limiter.ts';
 import { QueueStore } from './queue-store.ts';
 import type { Jurisdiction, LifecycleRule, TwinSeed } from './schema.ts';
 import { VectorizeStore } from './vectorize-store.ts';
-import { type DoClass, newClass, type WorkersStore as Workers, WorkersStore } from './workers-store.ts';
+import {
+  type DoClass,
+  type NamespaceRow,
+  newClass,
+  newId,
+  type WorkersStore as Workers,
+  WorkersStore,
+} from './workers-store.ts';
 
 export interface TwinAccountOptions {
   token?: string;
@@ -35,9 +42,11 @@ export interface R2Bucket {
   name: string;
   jurisdiction: Jurisdiction;
   createdAt: string;
-  location: string;
-  storageClass: string;
+  location: 'eeur' | 'enam';
+  storageClass: 'Standard';
   rules: LifecycleRule[];
+  /** R2 Data Catalog is enabled on the bucket. */
+  dataCatalog: boolean;
 }
 
 export interface TwinRequestRecord {
@@ -51,7 +60,7 @@ export interface TwinRequestRecord {
 export const DEFAULT_MULTIPART_RULE: LifecycleRule = {
   id: 'Default Multipart Abort Rule',
   enabled: true,
-  conditions: {},
+  conditions: { prefix: '' },
   abortMultipartUploadsTransition: { condition: { type: 'Age', maxAge: 604800 } },
 };
 
@@ -126,14 +135,20 @@ export class TwinAccount {
     return ns;
   }
 
-  createBucket(name: string, jurisdiction: Jurisdiction, rules?: LifecycleRule[]): R2Bucket {
+  createBucket(
+    name: string,
+    jurisdiction: Jurisdiction,
+    rules?: LifecycleRule[],
+    dataCatalog = false,
+  ): R2Bucket {
     const bucket: R2Bucket = {
       name,
       jurisdiction,
       createdAt: new Date().toISOString(),
-      location: jurisdiction === 'eu' ? 'EEUR' : 'ENAM',
+      location: jurisdiction === 'eu' ? 'eeur' : 'enam',
       storageClass: 'Standard',
       rules: rules ? structuredClone(rules) : defaultRules(),
+      dataCatalog,
     };
     this.r2.set(bucketKey(name, jurisdiction), bucket);
     return bucket;
@@ -145,7 +160,8 @@ export class TwinAccount {
       if (d.sql) db.seed(d.sql);
     }
     for (const k of seed.kv ?? []) this.seedKv(k);
-    for (const b of seed.r2 ?? []) this.createBucket(b.bucket, b.jurisdiction ?? 'default', b.rules);
+    for (const b of seed.r2 ?? [])
+      this.createBucket(b.bucket, b.jurisdiction ?? 'default', b.rules, b.dataCatalog ?? false);
     for (const w of seed.workers ?? []) this.seedWorker(w);
   }
 
@@ -168,10 +184,12 @@ export class TwinAccount {
       const doClass = newClass(c.name, c.sqlite ?? true, c.objects ?? 1);
       classes.set(c.name, doClass);
       if (c.container) {
+        // wrangler's default container name: `<worker>-<class>`, lowercased.
+        doClass.container = `${w.name}-${c.name}`.toLowerCase();
         const id = randomUUID();
         this.workers.containers.set(id, {
           id,
-          name: `${w.name}-${c.name.toLowerCase()}`,
+          name: doClass.container,
           namespaceId: doClass.namespaceId,
           createdAt: new Date().toISOString(),
         });
@@ -184,7 +202,8 @@ export class TwinAccount {
     const now = new Date().toISOString();
     this.workers.scripts.set(w.name, {
       name: w.name,
-      etag: randomUUID().replaceAll('-', ''),
+      tag: newId(),
+      etag: newId(),
       migrationTag: w.migrationTag,
       exportsMode: w.exportsMode ?? false,
       tags: [],
@@ -202,6 +221,16 @@ export class TwinAccount {
       compatibilityFlags: [],
       createdOn: now,
       modifiedOn: now,
+      lastDeployedFrom: 'wrangler',
+      versionId: randomUUID(),
+      deploymentId: randomUUID(),
+      subdomain: { enabled: false, previews_enabled: false },
+      previews: (w.previews ?? []).map((preview) => ({
+        id: randomUUID(),
+        slug: preview.slug,
+        name: `${w.name}-${preview.slug}`,
+        classes: preview.classes.map((c) => newClass(c.name, true, c.objects ?? 1)),
+      })),
     });
   }
 
@@ -215,7 +244,12 @@ export class TwinAccount {
         keyCount: ns.size,
         sampleKeys: ns.names().slice(0, 20),
       })),
-      r2: [...this.r2.values()].map((b) => ({ name: b.name, jurisdiction: b.jurisdiction, rules: b.rules })),
+      r2: [...this.r2.values()].map((b) => ({
+        name: b.name,
+        jurisdiction: b.jurisdiction,
+        rules: b.rules,
+        ...(b.dataCatalog ? { dataCatalog: true } : {}),
+      })),
       workers: [...this.workers.scripts.values()].map((s) => {
         const classes = [...s.classes.values()];
         return {
@@ -224,6 +258,8 @@ export class TwinAccount {
           exportsMode: s.exportsMode,
           liveClasses: classes.filter((c) => c.state === 'live').map((c) => c.name),
           tombstonedClasses: classes.filter((c) => c.state === 'deleted').map((c) => c.name),
+          containerClasses: classes.filter((c) => c.container !== undefined).map((c) => c.name),
+          tags: s.tags,
           bindings: s.bindings,
           mainModule: s.mainModule,
           modules: s.modules.map((m) => ({ name: m.name, contentType: m.contentType, size: m.text.length })),
@@ -248,25 +284,21 @@ export interface TwinStateDump {
   accountId: string;
   d1: { uuid: string; name: string; objects: { name: string; type: string; rows?: number }[] }[];
   kv: { id: string; title: string; keyCount: number; sampleKeys: string[] }[];
-  r2: { name: string; jurisdiction: Jurisdiction; rules: LifecycleRule[] }[];
+  r2: { name: string; jurisdiction: Jurisdiction; rules: LifecycleRule[]; dataCatalog?: true }[];
   workers: {
     name: string;
     migrationTag: string | null;
     exportsMode: boolean;
     liveClasses: string[];
     tombstonedClasses: string[];
+    /** Live classes the last upload attached a container to. */
+    containerClasses: string[];
+    tags: string[];
     bindings: Record<string, unknown>[];
     mainModule: string;
     modules: { name: string; contentType: string; size: number }[];
   }[];
-  durableObjectNamespaces: {
-    id: string;
-    name: string;
-    script: string;
-    class: string;
-    use_sqlite: boolean;
-    objects: number;
-  }[];
+  durableObjectNamespaces: (NamespaceRow & { objects: number })[];
   containers: { id: string; name: string; namespaceId: string | null }[];
   rateLimit: ReturnType<RateLimiter['state']>;
   faults: ReturnType<FaultTable['list']>;

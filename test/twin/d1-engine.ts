@@ -3,6 +3,7 @@
 // with SQLITE_AUTH.
 import { randomUUID } from 'node:crypto';
 import { constants, DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type Cloudflare from 'cloudflare';
 import { splitStatements } from './sql-split.ts';
 
 export interface D1Statement {
@@ -13,7 +14,7 @@ export interface D1Statement {
 export interface D1StatementResult {
   columns: string[];
   rows: unknown[][];
-  meta: Record<string, unknown>;
+  meta: Cloudflare.D1Resource.Database.QueryResult.Meta;
 }
 
 /** An SQL failure; the request answers 400 with code 7500 and this message. */
@@ -152,8 +153,6 @@ export class D1Database {
       columns,
       rows,
       meta: {
-        served_by: 'preview-gc-twin',
-        served_by_region: 'LOCAL',
         served_by_primary: true,
         timings: { sql_duration_ms: duration },
         duration,

@@ -1,23 +1,66 @@
 // The Cloudflare v4 envelope, error helpers and the pagination styles (docs/cloudflare.md#the-envelope,
-// docs/cloudflare.md#pagination).
+// docs/cloudflare.md#pagination). Every success body names its `result` type (`ok<T>` has no inferred
+// default), taken from the `cloudflare` SDK's own response types wherever the SDK has one, so tsc
+// refuses a field the API does not have.
+import type {
+  CursorPaginationResponse,
+  PageTokenPaginationResponse,
+  V4PagePaginationArrayResponse,
+} from 'cloudflare/core/pagination';
 import { HttpResponse } from 'msw';
 
+/**
+ * One entry of the envelope's `errors`. `meta` carries structured details on some routes (the
+ * declarative exports reconciliation answers `meta.details`, one entry per class: wrangler's
+ * deploy reads `errors[0].meta.details`).
+ */
 export interface ApiError {
   code: number;
   message: string;
+  meta?: { details: ReconciliationErrorDetail[] };
 }
 
-export type ResultInfo = Record<string, unknown>;
+/** One blocked class of an exports reconciliation error (wrangler's ExportsReconciliationErrorDetail). */
+export interface ReconciliationErrorDetail {
+  class: string;
+  scenario: string;
+  message: string;
+  namespace_id?: string;
+  suggestion?: string;
+  referencing_scripts?: string[];
+}
 
-export function ok(result: unknown, resultInfo?: ResultInfo, status = 200): Response {
+/**
+ * page/per_page listings: the SDK's fields, plus `count` (the API's OpenAPI collection envelope has
+ * it) and, where a listing has them, the totals.
+ */
+export type PageInfo = V4PagePaginationArrayResponse.ResultInfo & {
+  count: number;
+  total_count?: number;
+  total_pages?: number;
+};
+export type CursorInfo = CursorPaginationResponse.ResultInfo;
+/** Container applications: `page_token` pagination. */
+export type PageTokenInfo = PageTokenPaginationResponse.ResultInfo;
+export type ResultInfo = PageInfo | CursorInfo | PageTokenInfo;
+
+/** A success envelope; `T` must be given (there is nothing to infer it from), so every answer is typed. */
+export function ok<T = never>(result: NoInfer<T>, resultInfo?: ResultInfo, status = 200): Response {
   const body: Record<string, unknown> = { success: true, errors: [], messages: [], result };
   if (resultInfo) body.result_info = resultInfo;
   return HttpResponse.json(body, { status });
 }
 
-export function fail(status: number, code: number, message: string, headers?: HeadersInit): Response {
+export function fail(
+  status: number,
+  code: number,
+  message: string,
+  headers?: HeadersInit,
+  meta?: ApiError['meta'],
+): Response {
+  const error: ApiError = meta ? { code, message, meta } : { code, message };
   return HttpResponse.json(
-    { success: false, errors: [{ code, message }], messages: [], result: null },
+    { success: false, errors: [error], messages: [], result: null },
     { status, headers },
   );
 }
@@ -26,10 +69,12 @@ export function fail(status: number, code: number, message: string, headers?: He
 export class ApiFailure extends Error {
   readonly status: number;
   readonly code: number;
-  constructor(status: number, code: number, message: string) {
+  readonly meta: ApiError['meta'];
+  constructor(status: number, code: number, message: string, meta?: ApiError['meta']) {
     super(message);
     this.status = status;
     this.code = code;
+    this.meta = meta;
   }
 }
 
@@ -49,25 +94,24 @@ function intParam(url: URL, name: string, fallback: number): number {
   return value;
 }
 
-/** page/per_page pagination: an empty array past the last page, so `for await` loops end. */
+/**
+ * page/per_page pagination: an empty array past the last page, so `for await` loops end. `totals`
+ * adds total_count and total_pages, which only some listings have (not the DO namespaces listing).
+ */
 export function pageOf<T>(
   items: T[],
   url: URL,
-  limits: { defaultPerPage: number; maxPerPage: number },
-): { result: T[]; resultInfo: ResultInfo } {
+  limits: { defaultPerPage: number; maxPerPage: number; totals: boolean },
+): { result: T[]; resultInfo: PageInfo } {
   const page = Math.max(1, intParam(url, 'page', 1));
   const perPage = Math.min(limits.maxPerPage, Math.max(1, intParam(url, 'per_page', limits.defaultPerPage)));
   const result = items.slice((page - 1) * perPage, page * perPage);
-  return {
-    result,
-    resultInfo: {
-      page,
-      per_page: perPage,
-      count: result.length,
-      total_count: items.length,
-      total_pages: Math.ceil(items.length / perPage),
-    },
-  };
+  const resultInfo: PageInfo = { page, per_page: perPage, count: result.length };
+  if (limits.totals) {
+    resultInfo.total_count = items.length;
+    resultInfo.total_pages = Math.ceil(items.length / perPage);
+  }
+  return { result, resultInfo };
 }
 
 export function encodeCursor(value: string): string {
@@ -94,7 +138,7 @@ export function cursorPageOf<T>(
   nameOf: (item: T) => string,
   url: URL,
   limits: { defaultLimit: number; minLimit: number; maxLimit: number },
-): { result: T[]; resultInfo: ResultInfo } {
+): { result: T[]; resultInfo: CursorInfo } {
   const limit = Math.min(
     limits.maxLimit,
     Math.max(limits.minLimit, intParam(url, 'limit', limits.defaultLimit)),

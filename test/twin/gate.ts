@@ -108,7 +108,8 @@ async function runResolver(ctx: RouteContext, resolver: Resolver): Promise<Respo
   try {
     return await resolver(ctx);
   } catch (error) {
-    if (error instanceof ApiFailure) return fail(error.status, error.code, error.message);
+    if (error instanceof ApiFailure)
+      return fail(error.status, error.code, error.message, undefined, error.meta);
     throw error;
   }
 }

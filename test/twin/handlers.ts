@@ -5,6 +5,8 @@ import { fail } from './envelope.ts';
 import { route } from './gate.ts';
 import { adminRoutes } from './routes-admin.ts';
 import { d1Routes } from './routes-d1.ts';
+import { deployRoutes } from './routes-deploy.ts';
+import { containerRoutes, durableObjectRoutes } from './routes-durable-objects.ts';
 import { kvRoutes } from './routes-kv.ts';
 import { queuesRoutes } from './routes-queues.ts';
 import { r2Routes } from './routes-r2.ts';
@@ -22,6 +24,9 @@ export function createTwinHandlers(account: TwinAccount): HttpHandler[] {
     ...queuesRoutes(account),
     ...vectorizeRoutes(account),
     ...tokenRoutes(account),
+    ...deployRoutes(account),
+    ...durableObjectRoutes(account),
+    ...containerRoutes(account),
     route(account, 'ALL', '/*', ({ url }) => fail(404, 7003, `No route for the URI: ${url.pathname}`)),
   ];
 }

@@ -1,4 +1,5 @@
 // D1 routes (docs/cloudflare.md#d1): list, get (by uuid or name), create, delete, query and raw.
+import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
 import type { TwinAccount } from './account.ts';
@@ -20,16 +21,21 @@ const createBodySchema = z.looseObject({
   jurisdiction: z.string().optional(),
 });
 
-function summary(db: D1Database) {
+type D1 = Cloudflare.D1Resource.D1;
+type ListedDatabase = Cloudflare.D1Resource.Database.DatabaseListResponse;
+
+function listed(db: D1Database): ListedDatabase {
   return {
     uuid: db.uuid,
     name: db.name,
     created_at: db.createdAt,
     version: 'production',
-    num_tables: db.tableCount(),
-    file_size: db.sizeBytes(),
     jurisdiction: null,
   };
+}
+
+function summary(db: D1Database): D1 {
+  return { ...listed(db), num_tables: db.tableCount(), file_size: db.sizeBytes() };
 }
 
 function database({ account, params }: RouteContext): D1Database {
@@ -65,9 +71,13 @@ export function d1Routes(account: TwinAccount): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ url }) => {
       const filter = url.searchParams.get('name') ?? '';
-      const all = [...account.d1.values()].filter((db) => db.name.includes(filter)).map(summary);
-      const { result, resultInfo } = pageOf(all, url, { defaultPerPage: 1000, maxPerPage: 10000 });
-      return ok(result, resultInfo);
+      const all = [...account.d1.values()].filter((db) => db.name.includes(filter)).map(listed);
+      const { result, resultInfo } = pageOf(all, url, {
+        defaultPerPage: 1000,
+        maxPerPage: 10000,
+        totals: true,
+      });
+      return ok<ListedDatabase[]>(result, resultInfo);
     }),
     route(account, 'POST', BASE, async ({ request }) => {
       const parsed = createBodySchema.safeParse(await jsonBody(request));
@@ -75,18 +85,18 @@ export function d1Routes(account: TwinAccount): HttpHandler[] {
         throw badRequest(7400, `Invalid database name: ${parsed.error.issues[0]?.message}`);
       if (account.findD1(parsed.data.name))
         throw badRequest(7502, 'A database with that name already exists');
-      return ok(summary(account.createD1(parsed.data.name)));
+      return ok<D1>(summary(account.createD1(parsed.data.name)));
     }),
-    route(account, 'GET', `${BASE}/:id`, (ctx) => ok(summary(database(ctx)))),
+    route(account, 'GET', `${BASE}/:id`, (ctx) => ok<D1>(summary(database(ctx)))),
     route(account, 'DELETE', `${BASE}/:id`, (ctx) => {
       const db = database(ctx);
       account.d1.delete(db.uuid);
       db.close();
-      return ok(null);
+      return ok<Cloudflare.D1Resource.Database.DatabaseDeleteResponse>(null);
     }),
     route(account, 'POST', `${BASE}/:id/query`, async (ctx) => {
       const results = await execute(ctx);
-      return ok(
+      return ok<Cloudflare.D1Resource.Database.QueryResult[]>(
         results.map((r) => ({
           results: r.rows.map((row) => rowObject(r.columns, row)),
           success: true,
@@ -96,7 +106,7 @@ export function d1Routes(account: TwinAccount): HttpHandler[] {
     }),
     route(account, 'POST', `${BASE}/:id/raw`, async (ctx) => {
       const results = await execute(ctx);
-      return ok(
+      return ok<Cloudflare.D1Resource.Database.DatabaseRawResponse[]>(
         results.map((r) => ({ results: { columns: r.columns, rows: r.rows }, success: true, meta: r.meta })),
       );
     }),

@@ -1,5 +1,6 @@
 // Workers KV routes (docs/cloudflare.md#workers-kv): namespaces, key listing with cursor, values, bulk put
 // and both bulk deletes.
+import type Cloudflare from 'cloudflare';
 import { type HttpHandler, HttpResponse } from 'msw';
 import { z } from 'zod';
 import type { TwinAccount } from './account.ts';
@@ -24,7 +25,10 @@ const bulkPutSchema = z.array(
 );
 const bulkDeleteSchema = z.array(z.string());
 
-function view(ns: KvNamespace) {
+type Namespace = Cloudflare.KV.Namespaces.Namespace;
+type BulkAnswer = Cloudflare.KV.Namespaces.NamespaceBulkDeleteResponse;
+
+function view(ns: KvNamespace): Namespace {
   return { id: ns.id, title: ns.title, supports_url_encoding: true };
 }
 
@@ -79,7 +83,7 @@ async function bulkDelete(ctx: RouteContext): Promise<Response> {
   const now = ctx.account.now();
   const unsuccessful = parsed.data.slice(0, ctx.fault?.unsuccessfulKeys ?? 0);
   for (const name of parsed.data.slice(unsuccessful.length)) ns.delete(name, now);
-  return ok({
+  return ok<BulkAnswer>({
     successful_key_count: parsed.data.length - unsuccessful.length,
     unsuccessful_keys: unsuccessful,
   });
@@ -89,8 +93,8 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ url }) => {
       const all = [...account.kv.values()].map(view);
-      const { result, resultInfo } = pageOf(all, url, { defaultPerPage: 20, maxPerPage: 1000 });
-      return ok(result, resultInfo);
+      const { result, resultInfo } = pageOf(all, url, { defaultPerPage: 20, maxPerPage: 1000, totals: true });
+      return ok<Namespace[]>(result, resultInfo);
     }),
     route(account, 'POST', BASE, async ({ request }) => {
       const parsed = titleSchema.safeParse(await jsonBody(request));
@@ -102,20 +106,20 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
           'create namespace: a namespace with this account ID and title already exists',
         );
       }
-      return ok(view(account.createKv(parsed.data.title)));
+      return ok<Namespace>(view(account.createKv(parsed.data.title)));
     }),
-    route(account, 'GET', `${BASE}/:ns`, (ctx) => ok(view(namespace(ctx)))),
+    route(account, 'GET', `${BASE}/:ns`, (ctx) => ok<Namespace>(view(namespace(ctx)))),
     route(account, 'PUT', `${BASE}/:ns`, async (ctx) => {
       const ns = namespace(ctx);
       const parsed = titleSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success)
         throw badRequest(10019, 'rename namespace: a title of 1-512 characters is required');
       ns.title = parsed.data.title;
-      return ok(view(ns));
+      return ok<Namespace>(view(ns));
     }),
     route(account, 'DELETE', `${BASE}/:ns`, (ctx) => {
       account.kv.delete(namespace(ctx).id);
-      return ok(null);
+      return ok<Cloudflare.KV.Namespaces.NamespaceDeleteResponse | null>(null);
     }),
     route(account, 'GET', `${BASE}/:ns/keys`, (ctx) => {
       const ns = namespace(ctx);
@@ -126,7 +130,7 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
         minLimit: 10,
         maxLimit: 1000,
       });
-      return ok(result, resultInfo);
+      return ok<Cloudflare.KV.Namespaces.Key[]>(result, resultInfo);
     }),
     route(account, 'GET', `${BASE}/:ns/values/:key`, (ctx) => {
       const entry = namespace(ctx).get(ctx.params.key ?? '', account.now());
@@ -138,7 +142,7 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
     route(account, 'GET', `${BASE}/:ns/metadata/:key`, (ctx) => {
       const entry = namespace(ctx).get(ctx.params.key ?? '', account.now());
       if (!entry) return fail(404, 10009, "get: 'key not found'");
-      return ok(entry.metadata ?? null);
+      return ok<Cloudflare.KV.Namespaces.MetadataGetResponse>(entry.metadata ?? null);
     }),
     route(account, 'PUT', `${BASE}/:ns/values/:key`, async (ctx) => {
       const ns = namespace(ctx);
@@ -155,11 +159,11 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
       );
       if (expiration !== undefined) entry.expiration = expiration;
       ns.put(name, entry);
-      return ok({});
+      return ok<Cloudflare.KV.Namespaces.ValueUpdateResponse>({});
     }),
     route(account, 'DELETE', `${BASE}/:ns/values/:key`, (ctx) => {
       namespace(ctx).delete(ctx.params.key ?? '', account.now());
-      return ok({});
+      return ok<Cloudflare.KV.Namespaces.ValueDeleteResponse>({});
     }),
     route(account, 'PUT', `${BASE}/:ns/bulk`, async (ctx) => {
       const ns = namespace(ctx);
@@ -181,7 +185,10 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
         if (expiration !== undefined) entry.expiration = expiration;
         ns.put(item.key, entry);
       }
-      return ok({ successful_key_count: parsed.data.length, unsuccessful_keys: [] });
+      return ok<Cloudflare.KV.Namespaces.NamespaceBulkUpdateResponse>({
+        successful_key_count: parsed.data.length,
+        unsuccessful_keys: [],
+      });
     }),
     route(account, 'POST', `${BASE}/:ns/bulk/delete`, bulkDelete),
     route(account, 'DELETE', `${BASE}/:ns/bulk`, bulkDelete),

@@ -78,8 +78,12 @@ export function queuesRoutes(account: TwinAccount): HttpHandler[] {
     route(account, 'GET', BASE, ({ url }) => {
       const names = url.searchParams.getAll('name');
       const queues = account.queues.all().filter((queue) => names.length === 0 || names.includes(queue.name));
-      const { result, resultInfo } = pageOf(queues.map(view), url, { defaultPerPage: 20, maxPerPage: 100 });
-      return ok(result, resultInfo);
+      const { result, resultInfo } = pageOf(queues.map(view), url, {
+        defaultPerPage: 20,
+        maxPerPage: 100,
+        totals: true,
+      });
+      return ok<Queue[]>(result, resultInfo);
     }),
     route(account, 'POST', BASE, async ({ request }) => {
       const body = await parsed(
@@ -92,10 +96,12 @@ export function queuesRoutes(account: TwinAccount): HttpHandler[] {
       if (account.queues.findByName(body.queue_name)) {
         throw new ApiFailure(409, 11009, `A queue named ${body.queue_name} already exists`);
       }
-      return ok(view(account.queues.create(body.queue_name, settings.data)));
+      return ok<Queue>(view(account.queues.create(body.queue_name, settings.data)));
     }),
-    route(account, 'GET', `${BASE}/:queue`, (ctx) => ok(view(queueOf(ctx)))),
-    route(account, 'GET', `${BASE}/:queue/metrics`, (ctx) => ok(metricsOf(queueOf(ctx)))),
+    route(account, 'GET', `${BASE}/:queue`, (ctx) => ok<Queue>(view(queueOf(ctx)))),
+    route(account, 'GET', `${BASE}/:queue/metrics`, (ctx) =>
+      ok<QueueGetMetricsResponse>(metricsOf(queueOf(ctx))),
+    ),
     route(account, 'POST', `${BASE}/:queue/messages`, async (ctx) => {
       const queue = queueOf(ctx);
       const message = await parsed(
@@ -104,7 +110,7 @@ export function queuesRoutes(account: TwinAccount): HttpHandler[] {
         badRequest(10001, 'a message needs a body (a string when content_type is text)'),
       );
       account.queues.send(queue, messagesOf([message]));
-      return ok({ metadata: { metrics: metricsOf(queue) } } satisfies MessagePushResponse);
+      return ok<MessagePushResponse>({ metadata: { metrics: metricsOf(queue) } });
     }),
     route(account, 'POST', `${BASE}/:queue/messages/batch`, async (ctx) => {
       const queue = queueOf(ctx);
@@ -114,7 +120,7 @@ export function queuesRoutes(account: TwinAccount): HttpHandler[] {
         badRequest(10001, 'a batch needs messages, each with a body'),
       );
       account.queues.send(queue, messagesOf(batch.messages));
-      return ok({ metadata: { metrics: metricsOf(queue) } } satisfies MessageBulkPushResponse);
+      return ok<MessageBulkPushResponse>({ metadata: { metrics: metricsOf(queue) } });
     }),
     route(account, 'POST', `${BASE}/:queue/purge`, async (ctx) => {
       const queue = queueOf(ctx);
@@ -124,14 +130,14 @@ export function queuesRoutes(account: TwinAccount): HttpHandler[] {
         badRequest(10001, 'a purge must confirm delete_messages_permanently: true'),
       );
       account.queues.startPurge(queue);
-      return ok(view(queue));
+      return ok<Queue>(view(queue));
     }),
     route(account, 'GET', `${BASE}/:queue/purge`, (ctx) => {
       const purge = account.queues.purgeOf(queueOf(ctx));
       const status: PurgeStatusResponse = purge
         ? { started_at: purge.startedAt, completed: String(purge.finished) }
         : {};
-      return ok(status);
+      return ok<PurgeStatusResponse>(status);
     }),
   ];
 }

@@ -1,11 +1,16 @@
 // R2 routes (docs/cloudflare.md#r2-lifecycle-rules): buckets per jurisdiction (the cf-r2-jurisdiction
 // header) and lifecycle GET/PUT.
+// A lifecycle PUT with `cf-r2-data-catalog-check: true` on a bucket with R2 Data Catalog enabled is
+// refused with 409 code 10081 (wrangler sends the header unless forced, and on 10081 asks before
+// sending again without it: wrangler's r2/helpers/bucket.ts putLifecycleRules, r2/lifecycle.ts and
+// r2/helpers/misc.ts isDataCatalogConflict).
+import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
 import { bucketKey, type R2Bucket, type TwinAccount } from './account.ts';
 import { ApiFailure, badRequest, jsonBody, notFound, ok } from './envelope.ts';
 import { type RouteContext, route } from './gate.ts';
-import { type Jurisdiction, jurisdictionSchema, lifecycleRuleSchema } from './schema.ts';
+import { type Jurisdiction, jurisdictionSchema, type LifecycleRule, lifecycleRuleSchema } from './schema.ts';
 
 const BASE = '/accounts/:account/r2/buckets';
 const MAX_RULES = 1000;
@@ -25,15 +30,31 @@ function jurisdictionOf(request: Request): Jurisdiction {
   return parsed.data;
 }
 
-function view(bucket: R2Bucket) {
-  const out: Record<string, unknown> = {
+type Bucket = Cloudflare.R2.Buckets.Bucket;
+type Rule = Cloudflare.R2.Buckets.LifecycleGetResponse.Rule;
+export const DATA_CATALOG_CONFLICT = 10081;
+
+function view(bucket: R2Bucket): Bucket {
+  return {
     name: bucket.name,
     creation_date: bucket.createdAt,
     location: bucket.location,
     storage_class: bucket.storageClass,
+    ...(bucket.jurisdiction === 'default' ? {} : { jurisdiction: bucket.jurisdiction }),
   };
-  if (bucket.jurisdiction !== 'default') out.jurisdiction = bucket.jurisdiction;
-  return out;
+}
+
+/** A rule as stored; `conditions.prefix` is required in the answer (the SDK's Rule.Conditions). */
+function ruleView(rule: LifecycleRule): Rule {
+  const { deleteObjectsTransition, abortMultipartUploadsTransition, storageClassTransitions } = rule;
+  return {
+    id: rule.id,
+    enabled: rule.enabled,
+    conditions: { prefix: rule.conditions.prefix ?? '' },
+    ...(deleteObjectsTransition ? { deleteObjectsTransition } : {}),
+    ...(abortMultipartUploadsTransition ? { abortMultipartUploadsTransition } : {}),
+    ...(storageClassTransitions ? { storageClassTransitions } : {}),
+  };
 }
 
 /** Found only with the jurisdiction it was created in (docs/cloudflare.md#r2-jurisdictions). */
@@ -78,7 +99,7 @@ export function r2Routes(account: TwinAccount): HttpHandler[] {
         .filter((b) => b.jurisdiction === jurisdiction)
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(view);
-      return ok({ buckets }, { cursor: '', per_page: 1000 });
+      return ok<Cloudflare.R2.Buckets.BucketListResponse>({ buckets }, { cursor: '', per_page: 1000 });
     }),
     route(account, 'POST', BASE, async ({ request }) => {
       const jurisdiction = jurisdictionOf(request);
@@ -87,19 +108,29 @@ export function r2Routes(account: TwinAccount): HttpHandler[] {
       if (account.r2.has(bucketKey(parsed.data.name, jurisdiction))) {
         throw new ApiFailure(409, 10004, 'The bucket you tried to create already exists, and you own it.');
       }
-      return ok(view(account.createBucket(parsed.data.name, jurisdiction)));
+      return ok<Bucket>(view(account.createBucket(parsed.data.name, jurisdiction)));
     }),
-    route(account, 'GET', `${BASE}/:bucket`, (ctx) => ok(view(bucket(ctx)))),
+    route(account, 'GET', `${BASE}/:bucket`, (ctx) => ok<Bucket>(view(bucket(ctx)))),
     route(account, 'DELETE', `${BASE}/:bucket`, (ctx) => {
       const found = bucket(ctx);
       account.r2.delete(bucketKey(found.name, found.jurisdiction));
-      return ok({});
+      return ok<Cloudflare.R2.Buckets.BucketDeleteResponse>({});
     }),
-    route(account, 'GET', `${BASE}/:bucket/lifecycle`, (ctx) => ok({ rules: bucket(ctx).rules })),
+    route(account, 'GET', `${BASE}/:bucket/lifecycle`, (ctx) =>
+      ok<Cloudflare.R2.Buckets.LifecycleGetResponse>({ rules: bucket(ctx).rules.map(ruleView) }),
+    ),
     route(account, 'PUT', `${BASE}/:bucket/lifecycle`, async (ctx) => {
       const found = bucket(ctx);
-      found.rules = validateRules(await jsonBody(ctx.request));
-      return ok({});
+      const rules = validateRules(await jsonBody(ctx.request));
+      if (found.dataCatalog && ctx.request.headers.get('cf-r2-data-catalog-check') === 'true') {
+        throw new ApiFailure(
+          409,
+          DATA_CATALOG_CONFLICT,
+          "Data Catalog is enabled for this bucket. This operation could leave the bucket's Data Catalog in an invalid state.",
+        );
+      }
+      found.rules = rules;
+      return ok<Cloudflare.R2.Buckets.LifecycleUpdateResponse>({});
     }),
   ];
 }

@@ -6,6 +6,8 @@
 // `GET /accounts/:account` answers the account (the SDK's Account) to a token with a permission it
 // accepts (see permissions.ts).
 import { createHash } from 'node:crypto';
+import type { Account } from 'cloudflare/resources/accounts/accounts';
+import type { TokenVerifyResponse } from 'cloudflare/resources/user/tokens/tokens';
 import type { HttpHandler } from 'msw';
 import type { TwinAccount, TwinToken } from './account.ts';
 import { fail, ok } from './envelope.ts';
@@ -24,7 +26,7 @@ function verified(ctx: RouteContext, owner: TwinToken['owner']): Response {
   const accountParam = ctx.params.account;
   const mine = accountParam === undefined || accountParam === (token?.accountId ?? ctx.account.accountId);
   if (token === undefined || token.owner !== owner || !mine) return fail(401, 1000, INVALID_TOKEN);
-  return ok({ id: tokenId(ctx), status: token.status });
+  return ok<TokenVerifyResponse>({ id: tokenId(ctx), status: token.status });
 }
 
 export function tokenRoutes(account: TwinAccount): HttpHandler[] {
@@ -34,7 +36,7 @@ export function tokenRoutes(account: TwinAccount): HttpHandler[] {
       verifiesToken: true,
     }),
     route(account, 'GET', '/accounts/:account', () =>
-      ok({
+      ok<Account>({
         id: account.accountId,
         name: 'Twin account',
         type: 'standard',

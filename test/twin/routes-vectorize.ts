@@ -105,10 +105,10 @@ export function vectorizeRoutes(account: TwinAccount): HttpHandler[] {
   const write = (mode: 'insert' | 'upsert') => async (ctx: RouteContext) => {
     const index = indexOf(ctx);
     const mutationId = account.vectorize.write(index, await vectorsOf(ctx, index), mode);
-    return ok({ mutationId } satisfies IndexInsertResponse);
+    return ok<IndexInsertResponse>({ mutationId });
   };
   return [
-    route(account, 'GET', BASE, () => ok(account.vectorize.all().map(view))),
+    route(account, 'GET', BASE, () => ok<CreateIndex[]>(account.vectorize.all().map(view))),
     route(account, 'POST', BASE, async ({ request }) => {
       const parsed = createSchema.safeParse(await jsonBody(request));
       if (!parsed.success) {
@@ -119,9 +119,9 @@ export function vectorizeRoutes(account: TwinAccount): HttpHandler[] {
       }
       const { name, description, config } = parsed.data;
       if (account.vectorize.get(name)) throw new ApiFailure(409, 3002, 'vectorize.index.duplicate_name');
-      return ok(view(account.vectorize.create(name, config, description)));
+      return ok<CreateIndex>(view(account.vectorize.create(name, config, description)));
     }),
-    route(account, 'GET', `${BASE}/:index`, (ctx) => ok(view(indexOf(ctx)))),
+    route(account, 'GET', `${BASE}/:index`, (ctx) => ok<CreateIndex>(view(indexOf(ctx)))),
     route(account, 'GET', `${BASE}/:index/info`, (ctx) => {
       const index = indexOf(ctx);
       const info: IndexInfoResponse = {
@@ -131,17 +131,19 @@ export function vectorizeRoutes(account: TwinAccount): HttpHandler[] {
           ? { processedUpToMutation: index.processed.mutationId, processedUpToDatetime: index.processed.at }
           : {}),
       };
-      return ok(info);
+      return ok<IndexInfoResponse>(info);
     }),
     route(account, 'POST', `${BASE}/:index/insert`, write('insert')),
     route(account, 'POST', `${BASE}/:index/upsert`, write('upsert')),
-    route(account, 'GET', `${BASE}/:index/list`, (ctx) => ok(listPage(ctx, indexOf(ctx)))),
+    route(account, 'GET', `${BASE}/:index/list`, (ctx) =>
+      ok<IndexListVectorsResponse>(listPage(ctx, indexOf(ctx))),
+    ),
     route(account, 'POST', `${BASE}/:index/delete_by_ids`, async (ctx) => {
       const index = indexOf(ctx);
       const parsed = deleteSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success) throw badRequest(4000, 'the body must be { ids: [...] }');
       const mutationId = account.vectorize.deleteIds(index, parsed.data.ids);
-      return ok({ mutationId } satisfies IndexDeleteByIDsResponse);
+      return ok<IndexDeleteByIDsResponse>({ mutationId });
     }),
   ];
 }

@@ -53,6 +53,8 @@ export const twinSeedSchema = z.strictObject({
         jurisdiction: jurisdictionSchema.optional(),
         /** Omitted: the default multipart-abort rule every new bucket carries. */
         rules: z.array(lifecycleRuleSchema).max(1000).optional(),
+        /** R2 Data Catalog is enabled: a lifecycle PUT with `cf-r2-data-catalog-check: true` is refused. */
+        dataCatalog: z.boolean().optional(),
       }),
     )
     .optional(),
@@ -85,6 +87,23 @@ export const twinSeedSchema = z.strictObject({
               name: z.string().min(1),
               class_name: z.string().min(1),
               script_name: z.string().min(1).optional(),
+            }),
+          )
+          .optional(),
+        /**
+         * Worker previews, each with its own Durable Object namespaces: listed with the Worker's
+         * name in `script` and the preview in `preview`.
+         */
+        previews: z
+          .array(
+            z.strictObject({
+              slug: z.string().regex(/^[a-z0-9-]{1,63}$/, 'a preview slug: a-z, 0-9 and -'),
+              classes: z.array(
+                z.strictObject({
+                  name: z.string().min(1),
+                  objects: z.number().int().min(0).max(100_000).optional(),
+                }),
+              ),
             }),
           )
           .optional(),

@@ -63,6 +63,27 @@ async function apiError(
   throw new Error('expected the call to fail');
 }
 
+/** The first error of a failed call as sent, `meta` included (the SDK keeps the body in `error.error`). */
+async function rawError(promise: Promise<unknown>): Promise<{
+  status: number | undefined;
+  code: number | undefined;
+  meta?: { details?: Record<string, unknown>[] };
+}> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof APIError) {
+      const body = error.error as {
+        errors?: { code?: number; meta?: { details?: Record<string, unknown>[] } }[];
+      };
+      const first = body.errors?.[0];
+      return { status: error.status, code: first?.code, ...(first?.meta ? { meta: first.meta } : {}) };
+    }
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
 function dbId(name: string): string {
   const db = twin.state().d1.find((d) => d.name === name);
   if (!db) throw new Error(`no database ${name}`);
@@ -294,7 +315,7 @@ describe('R2', () => {
       {
         id: 'Default Multipart Abort Rule',
         enabled: true,
-        conditions: {},
+        conditions: { prefix: '' },
         abortMultipartUploadsTransition: { condition: { type: 'Age', maxAge: 604800 } },
       },
     ]);
@@ -327,6 +348,41 @@ describe('R2', () => {
     });
     const rules = await cf.r2.buckets.lifecycle.get('eu-files', { account_id, 'cf-r2-jurisdiction': 'eu' });
     expect(rules.rules?.map((r) => r.id)).toEqual(['Default Multipart Abort Rule']);
+  });
+
+  it('refuses a lifecycle PUT asking for the data catalog check on a bucket with R2 Data Catalog', async () => {
+    twin.seed({ r2: [{ bucket: 'catalog-files', dataCatalog: true }] });
+    const rules = [
+      {
+        id: 'expire-all',
+        enabled: true,
+        conditions: { prefix: '' },
+        deleteObjectsTransition: { condition: { type: 'Age' as const, maxAge: 86_400 } },
+      },
+    ];
+    const checked = { headers: { 'cf-r2-data-catalog-check': 'true' } };
+    expect(
+      await apiError(cf.r2.buckets.lifecycle.update('catalog-files', { account_id, rules }, checked)),
+    ).toMatchObject({
+      status: 409,
+      code: 10081,
+    });
+    expect(
+      twin
+        .state()
+        .r2.find((b) => b.name === 'catalog-files')
+        ?.rules.map((r) => r.id),
+    ).toEqual(['Default Multipart Abort Rule']);
+    // Without the check (wrangler --force) the rules are taken; a bucket without a catalog takes both.
+    await cf.r2.buckets.lifecycle.update('catalog-files', { account_id, rules });
+    await cf.r2.buckets.lifecycle.update('fresh-files', { account_id, rules }, checked);
+    for (const bucket of ['catalog-files', 'fresh-files'])
+      expect(
+        twin
+          .state()
+          .r2.find((b) => b.name === bucket)
+          ?.rules.map((r) => r.id),
+      ).toEqual(['expire-all']);
   });
 });
 
@@ -425,22 +481,106 @@ describe('Workers and Durable Objects', () => {
     expect(service.result.default_environment.script.migration_tag).toBe('v2');
   });
 
-  it('applies exports tombstones with a reconciliation report', async () => {
-    const exports = {
-      Counter: { type: 'durable-object', state: 'deleted' },
-      Ledger: { type: 'durable-object', state: 'deleted' },
-    };
-    const first = await upload('shop-exports', { exports }, parked([]));
-    expect(first.result.exports_reconciliation).toMatchObject({
-      deleted: ['Counter'],
-      warnings: [{ scenario: 'tombstone_delete_blocked_by_external_bindings', class: 'Ledger' }],
+  it('refuses exports tombstones Cloudflare rejects, with per-class details in meta.details', async () => {
+    const deleted = { type: 'durable-object', state: 'deleted' };
+    const live = { type: 'durable-object', storage: 'sqlite' };
+    const blocked = await rawError(
+      upload('shop-exports', { exports: { Counter: deleted, Ledger: deleted } }, parked([])),
+    );
+    expect(blocked).toMatchObject({ status: 400, code: 100402 });
+    expect(blocked.meta?.details).toEqual([
+      expect.objectContaining({
+        class: 'Ledger',
+        scenario: 'tombstone_delete_blocked_by_external_bindings',
+        referencing_scripts: ['shop-consumer'],
+      }),
+    ]);
+    const inCode = await rawError(
+      upload('shop-exports', { exports: { Counter: deleted, Ledger: live } }, parked(['Counter', 'Ledger'])),
+    );
+    expect(inCode.meta?.details).toEqual([
+      expect.objectContaining({ class: 'Counter', scenario: 'tombstone_delete_class_still_in_code' }),
+    ]);
+    const forgotten = await rawError(
+      upload('shop-exports', { exports: { Counter: deleted } }, parked(['Ledger'])),
+    );
+    expect(forgotten.meta?.details).toEqual([
+      expect.objectContaining({ class: 'Ledger', scenario: 'provisioned_class_missing_from_config' }),
+    ]);
+    expect(
+      await apiError(
+        upload(
+          'shop-exports',
+          { exports: { Counter: deleted, Ledger: { ...live, storage: 'kv' } } },
+          parked(['Ledger']),
+        ),
+      ),
+    ).toMatchObject({ status: 400, code: 10021 });
+    // Every refusal left the script as it was.
+    expect(worker('shop-exports')).toMatchObject({
+      liveClasses: ['Counter', 'Ledger'],
+      tombstonedClasses: [],
     });
-    const again = await upload('shop-exports', { exports: { Counter: exports.Counter } }, parked(['Ledger']));
+
+    const first = await upload(
+      'shop-exports',
+      { exports: { Counter: deleted, Ledger: live } },
+      parked(['Ledger']),
+    );
+    expect(first.result.exports_reconciliation).toMatchObject({ deleted: ['Counter'], warnings: [] });
+    const again = await upload(
+      'shop-exports',
+      { exports: { Counter: deleted, Ledger: live } },
+      parked(['Ledger']),
+    );
     expect(again.result.exports_reconciliation).toMatchObject({
       deleted: [],
-      info: [{ scenario: 'stale_tombstone' }],
+      info: [{ scenario: 'stale_tombstone', class: 'Counter' }],
     });
     expect(worker('shop-exports')).toMatchObject({ liveClasses: ['Ledger'], tombstonedClasses: ['Counter'] });
+    const listed = [];
+    for await (const script of cf.workers.scripts.list({ account_id }))
+      if (script.id === 'shop-exports') listed.push(script.exports);
+    expect(listed).toEqual([{ Ledger: { type: 'durable-object', storage: 'sqlite' } }]);
+  });
+
+  it('keeps a container on only while the upload declares it, and refuses an undeclared one', async () => {
+    twin.seed({
+      workers: [{ name: 'shop-boxes', exportsMode: true, classes: [{ name: 'Box' }] }],
+    });
+    const box = (container?: string) => ({
+      type: 'durable-object',
+      storage: 'sqlite',
+      ...(container ? { container } : {}),
+    });
+    const undeclared = await rawError(
+      upload('shop-boxes', { exports: { Box: box('shop-boxes-box') } }, parked(['Box'])),
+    );
+    expect(undeclared.meta?.details).toEqual([
+      expect.objectContaining({ class: 'Box', scenario: 'container_undeclared_reference' }),
+    ]);
+    expect(worker('shop-boxes').containerClasses).toEqual([]);
+    const declared = {
+      exports: { Box: box('shop-boxes-box') },
+      containers: [{ name: 'shop-boxes-box', class_name: 'Box' }],
+    };
+    await upload('shop-boxes', declared, parked(['Box']));
+    expect(worker('shop-boxes').containerClasses).toEqual(['Box']);
+    await upload('shop-boxes', { exports: { Box: box() } }, parked(['Box']));
+    expect(worker('shop-boxes')).toMatchObject({ liveClasses: ['Box'], containerClasses: [] });
+  });
+
+  it('serves the deployed code back as multipart with cf-entrypoint', async () => {
+    await upload('shop-content', {}, 'export default { fetch() { return new Response("hi"); } };');
+    const response = await cf.workers.scripts.content.get('shop-content', { account_id }).asResponse();
+    expect(response.headers.get('cf-entrypoint')).toBe('index.js');
+    const form = await response.formData();
+    const module = form.get('index.js');
+    expect(module instanceof File ? await module.text() : module).toContain('new Response("hi")');
+    expect(await apiError(cf.workers.scripts.content.get('no-such-worker', { account_id }))).toMatchObject({
+      status: 404,
+      code: 10007,
+    });
   });
 
   it('reads and patches script settings through a multipart settings part', async () => {
@@ -454,6 +594,31 @@ describe('Workers and Durable Objects', () => {
     await cf.patch(`/accounts/${account_id}/workers/scripts/shop-preview-1/settings`, { body: form });
     const after = await cf.workers.scripts.scriptAndVersionSettings.get('shop-preview-1', { account_id });
     expect(after.compatibility_flags).toEqual(['nodejs_compat']);
+  });
+
+  it("lists DO namespaces by page without totals, previews' namespaces under the parent with `preview`", async () => {
+    twin.seed({
+      workers: [
+        {
+          name: 'shop-previews',
+          migrationTag: 'v1',
+          classes: [{ name: 'Room' }],
+          previews: [{ slug: 'pr-7', classes: [{ name: 'Room' }, { name: 'Draft' }] }],
+        },
+      ],
+    });
+    const body = (await cf.get(`/accounts/${account_id}/workers/durable_objects/namespaces`, {
+      query: { per_page: 2 },
+    })) as { result_info: Record<string, unknown> };
+    expect(body.result_info).toEqual({ page: 1, per_page: 2, count: 2 });
+    const rows = [];
+    for await (const ns of cf.durableObjects.namespaces.list({ account_id, per_page: 2 })) rows.push(ns);
+    const ofWorker = rows.filter((ns) => ns.script === 'shop-previews');
+    const described = ofWorker.map((ns) => {
+      const slug = (ns as { preview?: { slug: string } }).preview?.slug;
+      return `${ns.class}${slug ? ` (preview ${slug})` : ''}`;
+    });
+    expect(described.sort()).toEqual(['Draft (preview pr-7)', 'Room', 'Room (preview pr-7)']);
   });
 
   it('lists DO-backed container applications by page token and deletes them', async () => {

@@ -1,62 +1,26 @@
 // Keeps the twin honest with a client we did not write: the real wrangler CLI, pointed at the twin over
-// loopback, creates and reads back D1, KV, R2, Queues and Vectorize resources. Commands run one after another (each costs
-// a wrangler start of a few seconds), sharing one twin.
-import { execFile } from 'node:child_process';
+// loopback, creates and reads back D1, KV, R2, Queues and Vectorize resources, and deploys a Worker
+// with a Durable Object across a park by preview-gc's erase. Commands run one after another (each
+// costs a wrangler start of a few seconds), sharing one twin.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseInNewRun, slotResources } from '../cloudflare/support.ts';
 import { startTwin, type Twin } from './twin.ts';
+import { type Wrangler, wranglerFor } from './wrangler-cli.ts';
 
-const run = promisify(execFile);
 /** Each wrangler start takes seconds on a busy 2-core runner; a test runs up to four of them. */
 const SLOW = 90_000;
-// The CLI bundle that wrangler's bin script spawns; running it directly saves a second Node start.
-const WRANGLER = resolve(import.meta.dirname, '../../node_modules/wrangler/wrangler-dist/cli.js');
 
 let twin: Twin;
 let dir: string;
-let env: NodeJS.ProcessEnv;
+let runWrangler: Wrangler;
 
-/** The environment wrangler sees: the twin's URL, token and account, no other CLOUDFLARE_* variable. */
-function wranglerEnv(home: string): NodeJS.ProcessEnv {
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(CLOUDFLARE_|CF_|WRANGLER_)/.test(name)),
-  );
-  return {
-    ...base,
-    CLOUDFLARE_API_BASE_URL: twin.baseUrl,
-    CLOUDFLARE_API_TOKEN: twin.token,
-    CLOUDFLARE_ACCOUNT_ID: twin.accountId,
-    CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-    WRANGLER_SEND_METRICS: 'false',
-    CI: 'true',
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, '.config'),
-    // Later starts reuse the compiled 15 MB bundle (about a fifth less CPU per command).
-    NODE_COMPILE_CACHE: join(home, 'compile-cache'),
-  };
-}
-
-/** Runs one wrangler command; a failure shows wrangler's own output and the requests it made. */
+/** Runs one wrangler command in the shared project directory, with a fresh request log; its stdout. */
 async function wrangler(...args: string[]): Promise<string> {
   twin.resetRequests();
-  try {
-    const { stdout } = await run(process.execPath, ['--no-warnings', WRANGLER, ...args], {
-      cwd: dir,
-      env,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    return stdout;
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    const requests = twin.requests().map((r) => `${r.status} ${r.route}`);
-    throw new Error(
-      `wrangler ${args.join(' ')} failed:\n${stdout}\n${stderr}\nrequests: ${requests.join(', ')}`,
-    );
-  }
+  return (await runWrangler(dir, ...args)).stdout;
 }
 
 function routesCalled(): string[] {
@@ -67,7 +31,7 @@ beforeAll(async () => {
   twin = await startTwin();
   dir = mkdtempSync(join(tmpdir(), 'twin-wrangler-'));
   mkdirSync(join(dir, 'home'));
-  env = wranglerEnv(join(dir, 'home'));
+  runWrangler = wranglerFor(twin, join(dir, 'home'));
   writeFileSync(
     join(dir, 'wrangler.json'),
     JSON.stringify({ name: 'twin-honesty', compatibility_date: '2026-01-01' }),
@@ -255,5 +219,118 @@ describe('wrangler against the twin', () => {
     ]);
     const info = JSON.parse(await wrangler('vectorize', 'info', 'honesty-index', '--json'));
     expect(info).toMatchObject({ dimensions: 3, vectorCount: 1 });
+  });
+
+  it('adds a lifecycle rule next to a foreign one, asking for the data catalog check', {
+    timeout: SLOW,
+  }, async () => {
+    const foreign = {
+      id: 'team-archive',
+      enabled: true,
+      conditions: { prefix: 'archive/' },
+      storageClassTransitions: [
+        { condition: { type: 'Age' as const, maxAge: 2_592_000 }, storageClass: 'InfrequentAccess' as const },
+      ],
+    };
+    twin.seed({
+      r2: [
+        { bucket: 'honesty-team', rules: [foreign] },
+        { bucket: 'honesty-catalog', rules: [foreign], dataCatalog: true },
+      ],
+    });
+    // With a prefix and without --force: no prompt, and the PUT carries the catalog check.
+    const add = (bucket: string) =>
+      wrangler('r2', 'bucket', 'lifecycle', 'add', bucket, 'expire-tmp', 'tmp/', '--expire-days', '3');
+
+    await add('honesty-team');
+    expect(routesCalled()).toEqual([
+      'GET /accounts/:account/r2/buckets/:bucket/lifecycle -> 200',
+      'PUT /accounts/:account/r2/buckets/:bucket/lifecycle -> 200',
+    ]);
+    const rulesOf = (bucket: string) => twin.state().r2.find((b) => b.name === bucket)?.rules;
+    expect(rulesOf('honesty-team')).toEqual([
+      foreign,
+      {
+        id: 'expire-tmp',
+        enabled: true,
+        conditions: { prefix: 'tmp/' },
+        deleteObjectsTransition: { condition: { type: 'Age', maxAge: 259_200 } },
+      },
+    ]);
+
+    // On a catalog bucket the checked PUT is refused (409, code 10081); wrangler, not interactive,
+    // takes the confirmation's fallback and sends it again without the check.
+    await add('honesty-catalog');
+    expect(routesCalled()).toEqual([
+      'GET /accounts/:account/r2/buckets/:bucket/lifecycle -> 200',
+      'PUT /accounts/:account/r2/buckets/:bucket/lifecycle -> 409',
+      'PUT /accounts/:account/r2/buckets/:bucket/lifecycle -> 200',
+    ]);
+    expect(rulesOf('honesty-catalog')?.map((rule) => rule.id)).toEqual(['team-archive', 'expire-tmp']);
+  });
+
+  it('deploys a Worker with a Durable Object, and deploys it again after preview-gc parked it', {
+    timeout: SLOW,
+  }, async () => {
+    const app = join(dir, 'rooms');
+    mkdirSync(app);
+    writeFileSync(
+      join(app, 'index.js'),
+      [
+        "import { DurableObject } from 'cloudflare:workers';",
+        'export class Room extends DurableObject {}',
+        "export default { fetch() { return new Response('rooms'); } };",
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(app, 'wrangler.json'),
+      JSON.stringify({
+        name: 'rooms-preview-1',
+        main: 'index.js',
+        compatibility_date: '2026-01-01',
+        durable_objects: { bindings: [{ name: 'ROOM', class_name: 'Room' }] },
+        migrations: [{ tag: 'v1', new_sqlite_classes: ['Room'] }],
+      }),
+    );
+    const deploy = () => {
+      twin.resetRequests();
+      return runWrangler(app, 'deploy', '--no-bundle');
+    };
+    const worker = () => twin.state().workers.find((w) => w.name === 'rooms-preview-1');
+
+    await deploy();
+    // A new Worker: every lookup answers 10007, then one upload with the whole migration.
+    expect(routesCalled()).toEqual([
+      'GET /accounts/:account/workers/services/:name -> 404',
+      'GET /accounts/:account/workers/scripts/:name/secrets -> 404',
+      'GET /accounts/:account/workers/subdomain -> 200',
+      'GET /accounts/:account/workers/scripts/:name/deployments -> 404',
+      'GET /accounts/:account/workers/services/:name -> 404',
+      'GET /accounts/:account/workers/scripts/:name/settings -> 404',
+      'PUT /accounts/:account/workers/scripts/:name -> 200',
+      'GET /accounts/:account/workers/workers/:name -> 200',
+      'POST /accounts/:account/workers/scripts/:name/subdomain -> 200',
+    ]);
+    expect(worker()).toMatchObject({ migrationTag: 'v1', liveClasses: ['Room'], mainModule: 'index.js' });
+
+    const config = 'pool: p\nresources:\n  workers:\n    - name: rooms-{slot}\n';
+    const parked = await eraseInNewRun(twin, slotResources('preview-1', config));
+    expect(parked.result.status).toBe('complete');
+    expect(worker()).toMatchObject({ migrationTag: 'preview-gc-1', tombstonedClasses: ['Room'] });
+
+    const { stderr } = await deploy();
+    // The parked tag is not in the config: wrangler sends every migration from preview-gc's tag,
+    // which creates Room again. It warns first that an API client uploaded the Worker last.
+    expect(stderr).toContain('last updated via the script API');
+    expect(stderr).toMatch(
+      /migration tag "preview-gc-1, which was not found in your wrangler\.json[\s\S]*Applying all available migrations/,
+    );
+    expect(routesCalled()).toContain('PUT /accounts/:account/workers/scripts/:name -> 200');
+    expect(worker()).toMatchObject({
+      migrationTag: 'v1',
+      liveClasses: ['Room'],
+      tombstonedClasses: [],
+      mainModule: 'index.js',
+    });
   });
 });
