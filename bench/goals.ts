@@ -36,7 +36,7 @@ export function formatValue(value: number | boolean, unit: Unit): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   switch (unit) {
     case 'bytes':
-      return `${formatBytes(value)} (${formatCount(value)} bytes)`;
+      return `${formatCount(value)} bytes (${formatBytes(value)})`;
     case 'ratio':
       return formatRatio(value);
     default:

@@ -1,3 +1,4 @@
+import './zod-jitless.ts';
 import { run } from './main.ts';
 
 await run();

@@ -60,6 +60,6 @@ describe('the bench checks', () => {
       '3.50x',
       '<= 4.00x',
     ]);
-    expect(bundle && formatGoal(bundle.goal, bundle.unit)).toBe('<= 1.43 MiB (1,500,000 bytes)');
+    expect(bundle && formatGoal(bundle.goal, bundle.unit)).toBe('<= 1,500,000 bytes (1.43 MiB)');
   });
 });
