@@ -173,6 +173,19 @@ function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): strin
 }
 
 /**
+ * The lease a run erases under must outlast the run: the pacer starts no Cloudflare request after
+ * the deadline, so a step still running then ends well inside a lease taken after the run started,
+ * even when no renew gets through. (Steps also renew the lease inside themselves: src/gc/lease-fence.ts.)
+ */
+function leaseOutlastsRun(inputs: z.output<typeof inputSchema>, describe: DescribeInput): string[] {
+  const deadline = inputs['deadline-minutes'];
+  if (inputs.command === 'status' || deadline < inputs['gc-lease-minutes']) return [];
+  return [
+    `${describe('deadline-minutes')} (${deadline}) must be less than ${describe('gc-lease-minutes')} (${inputs['gc-lease-minutes']}): a step still running at the deadline must end inside the GC's lease; raise gc-lease-minutes or lower deadline-minutes`,
+  ];
+}
+
+/**
  * Validates every input at once and reports every problem, not just the first, so a user fixes
  * their workflow in one round trip.
  */
@@ -180,7 +193,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
   const parsed = inputSchema.safeParse(raw);
   const problems = [
     ...(parsed.success
-      ? []
+      ? leaseOutlastsRun(parsed.data, describe)
       : parsed.error.issues.map((issue) => `${describe(String(issue.path[0]))} ${issue.message}`)),
     ...commandSpecificProblems(raw, describe),
   ];

@@ -3,7 +3,7 @@
 
 import { CloudflareAccount } from '../cloudflare/account.ts';
 import { type EraseResult, eraseSlot } from '../cloudflare/erase.ts';
-import type { StepResult } from '../cloudflare/erase-step.ts';
+import { StepError, type StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
@@ -43,6 +43,8 @@ function nextStepFor(step: StepResult, configPath: string): string | undefined {
       return undefined;
   }
 }
+
+const LEASE_LOST_MID_STEP = 'stopped mid-step: the lease could not be proven before the next request';
 
 function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
   const failedStep = result.steps.find((step) => step.status === 'failed');
@@ -94,16 +96,26 @@ export function createCloudflareEraser(
         throw error;
       }
     },
-    async erase({ slug, fence, dryRun }) {
-      const result = await eraseSlot({
-        account,
-        resolver,
-        resources: resourcesForSlot(config, slug),
-        fence,
-        dryRun,
-        signal: options.signal,
-      });
-      return toEraseOutcome(result, config.file);
+    async erase({ slug, fence, fenceWithinStep, dryRun }) {
+      const stopGuarding =
+        fenceWithinStep === undefined
+          ? () => {}
+          : pacer.guardRequests(async () => {
+              if (!(await fenceWithinStep())) throw new StepError('fence', LEASE_LOST_MID_STEP);
+            });
+      try {
+        const result = await eraseSlot({
+          account,
+          resolver,
+          resources: resourcesForSlot(config, slug),
+          fence,
+          dryRun,
+          signal: options.signal,
+        });
+        return toEraseOutcome(result, config.file);
+      } finally {
+        stopGuarding();
+      }
     },
   };
   return { eraser, usage: () => pacer.usage() };

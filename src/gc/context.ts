@@ -7,6 +7,11 @@ export interface EraseRequest {
   slug: string;
   /** Renews the run's lease; false means someone forced the slot away and the erase must stop. */
   fence: () => Promise<boolean>;
+  /**
+   * Asked before every Cloudflare request inside a step; renews the lease when it is due. False
+   * means the lease can no longer be proven and the step must stop before its next request.
+   */
+  fenceWithinStep?: () => Promise<boolean>;
   dryRun: boolean;
 }
 

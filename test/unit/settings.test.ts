@@ -85,6 +85,21 @@ describe('parseSettings', () => {
     expect(problemsOf({ ...minimal, [name]: value })).toEqual([expect.stringMatching(message)]);
   });
 
+  it('refuses a deadline that is not inside the GC lease, naming both inputs', () => {
+    expect(problemsOf({ ...minimal, 'gc-lease-minutes': '15', 'deadline-minutes': '15' })).toEqual([
+      expect.stringMatching(
+        /input 'deadline-minutes' \(15\) must be less than input 'gc-lease-minutes' \(15\): a step still running at the deadline must end inside the GC's lease/,
+      ),
+    ]);
+    expect(parseSettings({ ...minimal, 'gc-lease-minutes': '15', 'deadline-minutes': '14' })).toMatchObject({
+      gcLeaseMinutes: 15,
+      deadlineMinutes: 14,
+    });
+    expect(parseSettings({ ...minimal, command: 'status', 'deadline-minutes': '45' }).deadlineMinutes).toBe(
+      45,
+    );
+  });
+
   it('accepts the YAML spellings of booleans that GitHub accepts', () => {
     expect(parseSettings({ ...minimal, 'dry-run': 'True' }).dryRun).toBe(true);
     expect(parseSettings({ ...minimal, 'reclaim-dirty': 'FALSE' }).reclaimDirty).toBe(false);

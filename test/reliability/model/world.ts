@@ -267,8 +267,9 @@ export class World implements RunnerObserver {
   }
 
   /**
-   * Time passes. While a runner holds a lease, no more than one GC lease passes between two of its
-   * fences: a single erase step never takes longer than the GC's lease (see docs/reliability.md).
+   * Time passes, on the semaphore's clock only. While a runner holds a lease, no more than one GC
+   * lease passes between two of its fences: a runner renews inside a long step by its own clock,
+   * which a jump does not move (real time: long-step.test.ts; see docs/reliability.md).
    */
   private async advance(ms: number): Promise<void> {
     const holding = this.running().filter((runner) => runner.current !== null);
