@@ -18,6 +18,9 @@ import {
   type ListAnswer,
   leaseSchema,
   listAnswerSchema,
+  type MarkDirtyRequest,
+  type PoolsAnswer,
+  poolsAnswerSchema,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
@@ -179,6 +182,11 @@ export class SemaphoreClient {
     });
   }
 
+  /** Every pool that has at least one slot, with its counts. */
+  pools(): Promise<PoolsAnswer> {
+    return this.#call({ method: 'GET', path: '/api/pools', schema: poolsAnswerSchema, retryable: true });
+  }
+
   /** A slot that does not exist is a SemaphoreError with code `not_found`. */
   find(type: string, slug: string): Promise<Slot> {
     return this.#call({
@@ -189,6 +197,7 @@ export class SemaphoreClient {
     });
   }
 
+  /** `dirty: true` adopts a slot that already holds data: the next gc erases it. */
   add(input: AddRequest): Promise<Slot> {
     return this.#call({
       method: 'POST',
@@ -199,10 +208,12 @@ export class SemaphoreClient {
     });
   }
 
-  async remove(type: string, slug: string): Promise<void> {
+  /** `note` is kept in the `deleted` event. */
+  async remove(type: string, slug: string, options: { note?: string } = {}): Promise<void> {
+    const query = options.note === undefined ? '' : `?note=${encodeURIComponent(options.note)}`;
     await this.#call({
       method: 'DELETE',
-      path: `/api/resources/${segment(type)}/${segment(slug)}`,
+      path: `/api/resources/${segment(type)}/${segment(slug)}${query}`,
       schema: deleteAnswerSchema,
       retryable: false,
     });
@@ -223,7 +234,10 @@ export class SemaphoreClient {
     });
   }
 
-  /** No candidate slot is a SemaphoreError with code `none_available`. */
+  /**
+   * No candidate slot is a SemaphoreError with code `none_available`. With `reuseHeld: true`, a live
+   * lease `holder` already has in the pool is extended and answered instead (`reused: true`).
+   */
   acquire(input: AcquireRequest): Promise<Lease> {
     return this.#call({
       method: 'POST',
@@ -248,6 +262,8 @@ export class SemaphoreClient {
   /**
    * With `force: true`, `ifHolder`/`ifGeneration` make the force conditional: a slot that no longer
    * matches answers `released: false, conditionFailed: true` with its current holder and generation.
+   * `eraseFailure` (with a dirty release) counts one more failed erase of the slot; `clean: true`
+   * resets the count. `note` is kept in the release event.
    */
   release(input: ReleaseRequest): Promise<ReleaseAnswer> {
     return this.#call({
@@ -258,6 +274,18 @@ export class SemaphoreClient {
       // Releasing by leaseId twice is harmless, and so is a force pinned to a generation (a newer lease
       // has a newer generation); an unpinned force repeated could release a newer lease.
       retryable: input.leaseId !== undefined || (input.force === true && input.ifGeneration !== undefined),
+    });
+  }
+
+  /** Marks a slot dirty (free or leased), so the next erase removes its data; answers the slot. */
+  markDirty(input: MarkDirtyRequest): Promise<Slot> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/mark-dirty',
+      body: input,
+      schema: slotSchema,
+      // Marking dirty twice leaves the slot as marking it once did (only the event log grows).
+      retryable: true,
     });
   }
 

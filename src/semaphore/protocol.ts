@@ -8,6 +8,9 @@ export const MAX_LEASE_MS = 2_592_000_000; // 30 days
 export const MAX_DATA_BYTES = 8 * 1024;
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_HOLDER_CODE_POINTS = 200;
+export const MAX_NOTE_CODE_POINTS = 200;
+export const MAX_ERASE_STEP_CODE_POINTS = 100;
+export const MAX_ERASE_MESSAGE_CODE_POINTS = 500;
 export const MAX_REQUEST_ID_CODE_POINTS = 100;
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 500;
@@ -27,15 +30,30 @@ const identifier = (what: string) =>
 export const poolTypeSchema = identifier('type');
 export const slugSchema = identifier('slug');
 
-export const holderSchema = z
-  .string()
-  .refine((value) => value.isWellFormed(), { error: 'holder must be well-formed Unicode' })
-  .refine((value) => codePoints(value) >= 1 && codePoints(value) <= MAX_HOLDER_CODE_POINTS, {
-    error: `holder must be 1-${MAX_HOLDER_CODE_POINTS} characters`,
-  })
-  .refine((value) => !CONTROL_CHARACTER.test(value), {
-    error: 'holder must not contain control characters (U+0000-U+001F, U+007F-U+009F)',
-  });
+/**
+ * Free text that people read (holders, notes, erase failures): well-formed Unicode (a lone surrogate
+ * cannot be stored faithfully), 1-`max` code points, and no control characters, so a value can never
+ * break a log line or start a new one.
+ */
+const plainText = (what: string, max: number) =>
+  z
+    .string()
+    .refine((value) => value.isWellFormed(), { error: `${what} must be well-formed Unicode` })
+    .refine((value) => codePoints(value) >= 1 && codePoints(value) <= max, {
+      error: `${what} must be 1-${max} characters`,
+    })
+    .refine((value) => !CONTROL_CHARACTER.test(value), {
+      error: `${what} must not contain control characters (U+0000-U+001F, U+007F-U+009F)`,
+    });
+
+export const holderSchema = plainText('holder', MAX_HOLDER_CODE_POINTS);
+/** An operator's note, kept in the event the call writes (`detail.note`). */
+export const noteSchema = plainText('note', MAX_NOTE_CODE_POINTS);
+/** Which erase step failed and why, reported with a dirty release (see `eraseFailures`). */
+export const eraseFailureSchema = z.strictObject({
+  step: plainText('step', MAX_ERASE_STEP_CODE_POINTS),
+  message: plainText('message', MAX_ERASE_MESSAGE_CODE_POINTS),
+});
 
 export const leaseMsSchema = z
   .int({ error: 'leaseMs must be an integer number of milliseconds' })
@@ -93,6 +111,15 @@ export const addRequestSchema = z.strictObject({
   type: poolTypeSchema,
   slug: slugSchema,
   data: slotDataSchema.optional(),
+  /** Adopt a slot that already holds data: it starts dirty, so the next gc erases it. */
+  dirty: z.boolean().optional(),
+  note: noteSchema.optional(),
+});
+
+export const markDirtyRequestSchema = z.strictObject({
+  type: poolTypeSchema,
+  slug: slugSchema,
+  note: noteSchema.optional(),
 });
 
 export const acquireSpecificRequestSchema = z
@@ -116,6 +143,8 @@ export const acquireRequestSchema = z.strictObject({
     .min(1, { error: 'allowedSlugs must not be empty (leave it out to allow every slot)' })
     .refine((slugs) => new Set(slugs).size === slugs.length, { error: 'allowedSlugs must be unique' })
     .optional(),
+  /** When `holder` already holds a live lease in the pool, extend and answer that one (`reused: true`). */
+  reuseHeld: z.boolean().optional(),
   requestId: requestIdSchema.optional(),
 });
 
@@ -134,8 +163,19 @@ export const releaseRequestSchema = z
     force: z.boolean().optional(),
     ...forceConditionFields,
     clean: z.boolean().optional(),
+    eraseFailure: eraseFailureSchema.optional(),
+    note: noteSchema.optional(),
   })
   .superRefine(conditionNeedsForce)
+  .superRefine((body, context) => {
+    if (body.eraseFailure !== undefined && body.clean === true) {
+      context.addIssue({
+        code: 'custom',
+        path: ['eraseFailure'],
+        message: 'an erase that failed leaves the slot dirty: send eraseFailure without clean: true',
+      });
+    }
+  })
   .superRefine((body, context) => {
     // `force: false` counts as absent.
     if (body.leaseId !== undefined && body.force === true) {
@@ -161,6 +201,9 @@ export const listQuerySchema = z.object({
 
 export const slotPathSchema = z.object({ type: poolTypeSchema, slug: slugSchema });
 
+/** `DELETE /api/resources/{type}/{slug}?note=…`: a delete has no body, so its note is a query parameter. */
+export const deleteQuerySchema = z.object({ note: noteSchema.optional() });
+
 export const eventsQuerySchema = z.object({
   limit: z
     .string()
@@ -176,6 +219,8 @@ export const eventsQuerySchema = z.object({
 });
 
 export type AddRequest = z.infer<typeof addRequestSchema>;
+export type MarkDirtyRequest = z.infer<typeof markDirtyRequestSchema>;
+export type EraseFailure = z.infer<typeof eraseFailureSchema>;
 export type AcquireSpecificRequest = z.infer<typeof acquireSpecificRequestSchema>;
 export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
 export type RenewRequest = z.infer<typeof renewRequestSchema>;
@@ -200,6 +245,9 @@ export const slotSchema = z.object({
   lastReleasedAt: epochMs.nullable(),
   createdAt: epochMs,
   updatedAt: epochMs,
+  /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
+  eraseFailures: z.int().nonnegative(),
+  lastEraseFailure: z.object({ step: z.string(), message: z.string(), at: epochMs }).nullable(),
 });
 
 export const leaseSchema = z.object({
@@ -212,6 +260,10 @@ export const leaseSchema = z.object({
   generation: z.int().positive(),
   wasDirty: z.boolean(),
   previousHolder: z.string().nullable(),
+  /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
+  reused: z.boolean(),
+  /** This acquire ended an expired lease (whose holder may have left data behind). */
+  tookExpired: z.boolean(),
 });
 
 export const EVENT_KINDS = [
@@ -223,6 +275,7 @@ export const EVENT_KINDS = [
   'renewed',
   'released',
   'force-released',
+  'marked-dirty',
 ] as const;
 
 export const semaphoreEventSchema = z.object({
@@ -250,6 +303,15 @@ export const releaseAnswerSchema = z.object({
   conditionFailed: z.boolean(),
 });
 export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
+/** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
+export const poolSummarySchema = z.object({
+  type: z.string(),
+  slots: z.int().positive(),
+  leased: z.int().nonnegative(),
+  expired: z.int().nonnegative(),
+  dirty: z.int().nonnegative(),
+});
+export const poolsAnswerSchema = z.object({ now: epochMs, pools: z.array(poolSummarySchema) });
 
 export const ERROR_CODES = [
   'invalid_request',
@@ -279,6 +341,8 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
 export type ListAnswer = z.infer<typeof listAnswerSchema>;
 export type ReleaseAnswer = z.infer<typeof releaseAnswerSchema>;
+export type PoolSummary = z.infer<typeof poolSummarySchema>;
+export type PoolsAnswer = z.infer<typeof poolsAnswerSchema>;
 export type Issue = z.infer<typeof issueSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

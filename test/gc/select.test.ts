@@ -21,6 +21,8 @@ function slot(slug: string, fields: Partial<Slot>): Slot {
     lastReleasedAt: null,
     createdAt: NOW - 100 * HOUR,
     updatedAt: NOW - 10 * HOUR,
+    eraseFailures: 0,
+    lastEraseFailure: null,
     ...fields,
   };
 }

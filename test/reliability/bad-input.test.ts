@@ -340,6 +340,8 @@ function slot(slug: string, fields: Record<string, unknown> = {}): Record<string
     lastReleasedAt: null,
     createdAt: NOW - 1_000_000,
     updatedAt: NOW - 60_000,
+    eraseFailures: 0,
+    lastEraseFailure: null,
     ...fields,
   };
 }
@@ -355,6 +357,8 @@ function lease(slug: string, fields: Record<string, unknown> = {}): Record<strin
     generation: 4,
     wasDirty: true,
     previousHolder: 'pr-5',
+    reused: false,
+    tookExpired: true,
     ...fields,
   };
 }

@@ -155,5 +155,7 @@ export function newSlotRecord(type: string, slug: string, at: number): Slot {
     lastReleasedAt: null,
     createdAt: at,
     updatedAt: at,
+    eraseFailures: 0,
+    lastEraseFailure: null,
   };
 }

@@ -7,19 +7,23 @@ import type {
   ErrorCode,
   EventKind,
   Lease,
+  MarkDirtyRequest,
+  PoolSummary,
   ReleaseAnswer,
   ReleaseRequest,
   RenewRequest,
   SemaphoreEvent,
   Slot,
 } from '../protocol.ts';
-import type { CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
+import type { AcquireFlags, CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
 
 export type PoolCommand =
   | { op: 'list'; type: string }
+  | { op: 'summary'; type: string }
   | { op: 'find'; type: string; slug: string }
   | { op: 'add'; request: AddRequest }
-  | { op: 'remove'; type: string; slug: string }
+  | { op: 'remove'; type: string; slug: string; note?: string | undefined }
+  | { op: 'mark-dirty'; request: MarkDirtyRequest }
   | { op: 'acquire-specific'; request: AcquireSpecificRequest }
   | { op: 'acquire'; request: AcquireRequest }
   | { op: 'renew'; request: RenewRequest }
@@ -39,10 +43,16 @@ const notFound = (type: string, slug: string): PoolOutcome => ({
   message: `slot ${slug} does not exist in pool ${type}; add it with POST /api/resources`,
 });
 
+/** The pool a command is for (the name of the Durable Object that runs it). */
+export const poolTypeOf = (command: PoolCommand): string =>
+  'request' in command ? command.request.type : command.type;
+
 export function runCommand(store: PoolStore, command: PoolCommand, now: number): PoolOutcome {
   switch (command.op) {
     case 'list':
       return answer({ now, resources: store.all().map((slot) => toSlot(command.type, slot, now)) });
+    case 'summary':
+      return answer({ type: command.type, ...store.summary(now) } satisfies PoolSummary);
     case 'find': {
       const slot = store.find(command.slug);
       return slot === undefined
@@ -52,7 +62,9 @@ export function runCommand(store: PoolStore, command: PoolCommand, now: number):
     case 'add':
       return add(store, command.request, now);
     case 'remove':
-      return remove(store, command.type, command.slug, now);
+      return remove(store, command, now);
+    case 'mark-dirty':
+      return markDirty(store, command.request, now);
     case 'acquire-specific':
       return acquireSpecific(store, command.request, now);
     case 'acquire':
@@ -84,11 +96,15 @@ function toSlot(type: string, slot: SlotState, now: number): Slot {
     lastReleasedAt: slot.lastReleasedAt,
     createdAt: slot.createdAt,
     updatedAt: slot.updatedAt,
+    eraseFailures: slot.eraseFailures,
+    lastEraseFailure: slot.lastEraseFailure,
   };
 }
 
-/** The Lease answer for the slot's current lease. */
-function toLease(type: string, slot: SlotState, lease: CurrentLease): Lease {
+const FRESH: AcquireFlags = { reused: false, tookExpired: false };
+
+/** The Lease answer for the slot's current lease; `flags` say how this call came to answer it. */
+function toLease(type: string, slot: SlotState, lease: CurrentLease, flags: AcquireFlags): Lease {
   return {
     type,
     slug: slot.slug,
@@ -99,8 +115,13 @@ function toLease(type: string, slot: SlotState, lease: CurrentLease): Lease {
     generation: slot.generation,
     wasDirty: lease.wasDirty,
     previousHolder: lease.previousHolder,
+    ...flags,
   };
 }
+
+/** An event's detail, with the operator's note when the call carried one. */
+const withNote = (detail: Record<string, unknown>, note: string | undefined): Record<string, unknown> =>
+  note === undefined ? detail : { ...detail, note };
 
 function logEvent(
   store: PoolStore,
@@ -134,20 +155,26 @@ function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
     slug: request.slug,
     data: request.data ?? {},
     generation: 0,
-    dirty: false,
+    dirty: request.dirty === true,
     lease: null,
     lastHolder: null,
     lastAcquiredAt: null,
     lastReleasedAt: null,
     createdAt: now,
     updatedAt: now,
+    eraseFailures: 0,
+    lastEraseFailure: null,
   };
   store.insert(slot);
-  logEvent(store, slot, now, 'added', null, {});
+  logEvent(store, slot, now, 'added', null, withNote({ dirty: slot.dirty }, request.note));
   return answer(toSlot(request.type, slot, now), 201);
 }
 
-function remove(store: PoolStore, type: string, slug: string, now: number): PoolOutcome {
+function remove(
+  store: PoolStore,
+  { type, slug, note }: { type: string; slug: string; note?: string | undefined },
+  now: number,
+): PoolOutcome {
   const slot = store.find(slug);
   if (slot === undefined) return notFound(type, slug);
   if (slot.lease !== null && slot.lease.leasedUntil > now) {
@@ -161,8 +188,25 @@ function remove(store: PoolStore, type: string, slug: string, now: number): Pool
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
   store.delete(slug);
   // The log outlives the slot, so a slot added again under the same slug shows its history.
-  logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, {});
+  logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, withNote({}, note));
   return answer({ deleted: true });
+}
+
+/** Marks a slot dirty, free or leased: its resources hold data the next erase must remove. */
+function markDirty(store: PoolStore, request: MarkDirtyRequest, now: number): PoolOutcome {
+  const slot = store.find(request.slug);
+  if (slot === undefined) return notFound(request.type, request.slug);
+  const marked: SlotState = slot.dirty ? slot : { ...slot, dirty: true, updatedAt: now };
+  if (!slot.dirty) store.save(marked);
+  logEvent(
+    store,
+    marked,
+    now,
+    'marked-dirty',
+    slot.lease?.holder ?? null,
+    withNote({ wasDirty: slot.dirty }, request.note),
+  );
+  return answer(toSlot(request.type, marked, now));
 }
 
 /** The current lease of the slot, if it was created by an earlier call with the same request id. */
@@ -178,7 +222,7 @@ function retriedLease(
   const slot = store.find(remembered.slug);
   if (slot === undefined || slot.lease === null || slot.lease.leaseId !== remembered.leaseId)
     return undefined;
-  return toLease(type, slot, slot.lease);
+  return toLease(type, slot, slot.lease, { reused: remembered.reused, tookExpired: remembered.tookExpired });
 }
 
 /** Gives the slot a new lease, ending the one it had (taken over after expiry or evicted by force). */
@@ -212,14 +256,31 @@ function takeSlot(
     updatedAt: now,
   };
   store.save(taken);
+  const flags: AcquireFlags = { reused: false, tookExpired: event === 'took-expired' };
   if (request.requestId !== undefined)
-    store.rememberRequest(scope, request.requestId, slot.slug, lease.leaseId);
+    store.rememberRequest(scope, request.requestId, slot.slug, lease.leaseId, flags);
   logEvent(store, taken, now, event, request.holder, {
     previousHolder,
     wasDirty: slot.dirty,
     leasedUntil: lease.leasedUntil,
   });
-  return toLease(type, taken, lease);
+  return toLease(type, taken, lease, flags);
+}
+
+/** Moves the end of the slot's current lease to `now + leaseMs` (shorter or longer), as `renewed`. */
+function extendLease(
+  store: PoolStore,
+  slot: SlotState,
+  lease: CurrentLease,
+  leaseMs: number,
+  now: number,
+  detail: Record<string, unknown>,
+): { slot: SlotState; lease: CurrentLease } {
+  const extendedLease: CurrentLease = { ...lease, leasedUntil: now + leaseMs };
+  const extended: SlotState = { ...slot, lease: extendedLease, updatedAt: now };
+  store.save(extended);
+  logEvent(store, extended, now, 'renewed', lease.holder, { leasedUntil: now + leaseMs, ...detail });
+  return { slot: extended, lease: extendedLease };
 }
 
 /** The condition of a conditional force; absent fields always match. */
@@ -259,10 +320,31 @@ function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now:
   return answer(takeSlot(store, request.type, slot, request, scope, now));
 }
 
+/**
+ * `reuseHeld`: the holder's live lease, extended to `now + leaseMs`, wherever it is (`allowedSlugs`
+ * narrows only a new pick: one holder, one slot).
+ */
+function reuseHeldLease(
+  store: PoolStore,
+  request: AcquireRequest,
+  scope: RequestScope,
+  now: number,
+): Lease | undefined {
+  const held = store.heldBy(request.holder, now);
+  if (held === undefined || held.lease === null) return undefined;
+  const extended = extendLease(store, held, held.lease, request.leaseMs, now, { reused: true });
+  const flags: AcquireFlags = { reused: true, tookExpired: false };
+  if (request.requestId !== undefined)
+    store.rememberRequest(scope, request.requestId, held.slug, held.lease.leaseId, flags);
+  return toLease(request.type, extended.slot, extended.lease, flags);
+}
+
 function acquire(store: PoolStore, request: AcquireRequest, now: number): PoolOutcome {
   const scope: RequestScope = { kind: 'any' };
   const retried = retriedLease(store, request.type, scope, request.requestId);
   if (retried !== undefined) return answer(retried);
+  const reused = request.reuseHeld === true ? reuseHeldLease(store, request, scope, now) : undefined;
+  if (reused !== undefined) return answer(reused);
   const candidate = store.bestCandidate(now, request.allowedSlugs);
   if (candidate === undefined) {
     return {
@@ -280,11 +362,8 @@ function renew(store: PoolStore, request: RenewRequest, now: number): PoolOutcom
   if (slot === undefined) return notFound(request.type, request.slug);
   // Only the current lease renews; an expired one nobody took over is still current.
   if (slot.lease === null || slot.lease.leaseId !== request.leaseId) return answer(null);
-  const lease: CurrentLease = { ...slot.lease, leasedUntil: now + request.leaseMs };
-  const renewed: SlotState = { ...slot, lease, updatedAt: now };
-  store.save(renewed);
-  logEvent(store, renewed, now, 'renewed', lease.holder, { leasedUntil: lease.leasedUntil });
-  return answer(toLease(request.type, renewed, lease));
+  const renewed = extendLease(store, slot, slot.lease, request.leaseMs, now, {});
+  return answer(toLease(request.type, renewed.slot, renewed.lease, FRESH));
 }
 
 function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOutcome {
@@ -311,13 +390,20 @@ function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOu
     lastHolder: lease.holder,
     lastReleasedAt: now,
     updatedAt: now,
+    ...eraseRecord(slot, request, now),
   };
   store.forgetRequestsOf(lease.leaseId);
   store.save(released);
-  logEvent(store, released, now, request.force === true ? 'force-released' : 'released', lease.holder, {
-    clean: request.clean === true,
-    dirty: released.dirty,
-  });
+  const detail: Record<string, unknown> = { clean: request.clean === true, dirty: released.dirty };
+  if (request.eraseFailure !== undefined) detail.eraseFailure = request.eraseFailure;
+  logEvent(
+    store,
+    released,
+    now,
+    request.force === true ? 'force-released' : 'released',
+    lease.holder,
+    withNote(detail, request.note),
+  );
   return answer({
     released: true,
     dirty: released.dirty,
@@ -325,4 +411,19 @@ function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOu
     generation: released.generation,
     conditionFailed: false,
   } satisfies ReleaseAnswer);
+}
+
+/**
+ * The slot's erase record after a release: a clean release means an erase succeeded (the count starts
+ * again), a reported failure adds one, and any other release leaves it as it was.
+ */
+function eraseRecord(
+  slot: SlotState,
+  request: ReleaseRequest,
+  now: number,
+): Pick<SlotState, 'eraseFailures' | 'lastEraseFailure'> {
+  if (request.clean === true) return { eraseFailures: 0, lastEraseFailure: null };
+  if (request.eraseFailure === undefined)
+    return { eraseFailures: slot.eraseFailures, lastEraseFailure: slot.lastEraseFailure };
+  return { eraseFailures: slot.eraseFailures + 1, lastEraseFailure: { ...request.eraseFailure, at: now } };
 }

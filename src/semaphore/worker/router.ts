@@ -7,9 +7,12 @@ import {
   acquireSpecificRequestSchema,
   addRequestSchema,
   DEFAULT_EVENTS_LIMIT,
+  deleteQuerySchema,
   describeIssues,
   eventsQuerySchema,
   listQuerySchema,
+  markDirtyRequestSchema,
+  type PoolSummary,
   releaseRequestSchema,
   renewRequestSchema,
   slotPathSchema,
@@ -19,11 +22,13 @@ import { isAuthorized } from './auth.ts';
 import { errorResponse, json, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolOutcome } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
+import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
 import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from './test-clock.ts';
 
 export interface Env {
   SEMAPHORE_TOKEN?: string;
   POOLS: DurableObjectNamespace<PoolObject>;
+  REGISTRY: DurableObjectNamespace<PoolRegistry>;
   /** Tests only, never in wrangler.jsonc: 'enabled' adds the test clock route (see test-clock.ts). */
   PREVIEW_GC_TEST_CLOCK?: string;
 }
@@ -44,6 +49,17 @@ async function runInPool(env: Env, type: string, command: PoolCommand): Promise<
   return outcome.ok
     ? json(outcome.status, outcome.body)
     : errorResponse(outcome.status, outcome.code, outcome.message);
+}
+
+/** Every pool the registry knows, with its numbers as the pool itself has them now. */
+async function listPools(env: Env): Promise<Response> {
+  const types = await env.REGISTRY.getByName(REGISTRY_NAME).poolTypes();
+  const outcomes = await Promise.all(
+    types.map((type) => env.POOLS.getByName(type).run({ op: 'summary', type })),
+  );
+  const pools = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.body as PoolSummary] : []));
+  // A pool whose last slot was deleted a moment ago may still be registered: its own count decides.
+  return json(200, { now: Date.now(), pools: pools.filter((pool) => pool.slots > 0) });
 }
 
 /** POST routes whose body names the pool: read (413), validate (400), run. */
@@ -74,6 +90,8 @@ const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Respon
     bodyRoute(request, env, renewRequestSchema, (body) => ({ op: 'renew', request: body })),
   '/api/resources/release': (request, env) =>
     bodyRoute(request, env, releaseRequestSchema, (body) => ({ op: 'release', request: body })),
+  '/api/resources/mark-dirty': (request, env) =>
+    bodyRoute(request, env, markDirtyRequestSchema, (body) => ({ op: 'mark-dirty', request: body })),
 };
 
 /** Moves one pool's clock forward; the route exists only on a semaphore started with the test clock. */
@@ -97,7 +115,11 @@ async function slotRoute(request: Request, env: Env, url: URL): Promise<Response
   const path = validate(slotPathSchema, { type: rawType, slug: rawSlug }, 'path');
   if ('response' in path) return path.response;
   const { type, slug } = path.value;
-  if (request.method === 'DELETE') return runInPool(env, type, { op: 'remove', type, slug });
+  if (request.method === 'DELETE') {
+    const query = validate(deleteQuerySchema, { note: url.searchParams.get('note') ?? undefined }, 'query');
+    if ('response' in query) return query.response;
+    return runInPool(env, type, { op: 'remove', type, slug, note: query.value.note });
+  }
   if (!isEvents) return runInPool(env, type, { op: 'find', type, slug });
   const query = validate(eventsQuerySchema, { limit: url.searchParams.get('limit') ?? undefined }, 'query');
   if ('response' in query) return query.response;
@@ -123,6 +145,7 @@ async function route(request: Request, env: Env): Promise<Response> {
   if (request.method === 'POST' && url.pathname === TEST_CLOCK_ROUTE && testClockRouteAvailable(env, url)) {
     return advanceTestClock(request, env);
   }
+  if (request.method === 'GET' && url.pathname === '/api/pools') return listPools(env);
   if (request.method === 'GET' && url.pathname === '/api/resources') {
     const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
     if ('response' in query) return query.response;

@@ -16,6 +16,7 @@ interface DurableObjectState {
 interface DurableObjectStorage {
   sql: SqlStorage;
   transactionSync<T>(closure: () => T): T;
+  setAlarm(scheduledTime: number | Date): Promise<void>;
 }
 
 type SqlStorageValue = ArrayBuffer | string | number | null;

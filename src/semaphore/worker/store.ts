@@ -1,7 +1,8 @@
 // SQLite storage of one pool (one Durable Object): slots with their current lease, the event log and
 // the request ids of current leases. Every method is synchronous, so a pool operation made of several
-// calls runs without interleaving with any other request.
-import type { EventKind, SemaphoreEvent } from '../protocol.ts';
+// calls runs without interleaving with any other request. The tables are defined in schema.ts.
+import type { EraseFailure, EventKind, SemaphoreEvent } from '../protocol.ts';
+import type { SqlDatabase } from './schema.ts';
 
 /** Events kept per slot; older ones are dropped as new ones arrive. */
 export const EVENTS_KEPT_PER_SLOT = 1_000;
@@ -25,6 +26,14 @@ export interface SlotState {
   lastReleasedAt: number | null;
   createdAt: number;
   updatedAt: number;
+  eraseFailures: number;
+  lastEraseFailure: (EraseFailure & { at: number }) | null;
+}
+
+/** What an acquire answered besides the lease itself, kept with its request id for a retry. */
+export interface AcquireFlags {
+  reused: boolean;
+  tookExpired: boolean;
 }
 
 /** Which acquire a request id belongs to: `acquire-specific` ids are scoped by slug, `acquire` ids are not. */
@@ -45,6 +54,8 @@ type SlotRow = {
   last_released_at: number | null;
   created_at: number;
   updated_at: number;
+  erase_failures: number;
+  last_erase_failure: string | null;
 };
 
 type EventRow = {
@@ -55,43 +66,6 @@ type EventRow = {
   generation: number;
   detail: string;
 };
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS slots (
-  slug TEXT PRIMARY KEY,
-  data TEXT NOT NULL,
-  generation INTEGER NOT NULL,
-  dirty INTEGER NOT NULL,
-  lease_id TEXT,
-  holder TEXT,
-  leased_until INTEGER,
-  lease_was_dirty INTEGER,
-  lease_previous_holder TEXT,
-  last_holder TEXT,
-  last_acquired_at INTEGER,
-  last_released_at INTEGER,
-  created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS events (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  slug TEXT NOT NULL,
-  at INTEGER NOT NULL,
-  event TEXT NOT NULL,
-  holder TEXT,
-  generation INTEGER NOT NULL,
-  detail TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_slug ON events (slug, id);
-CREATE TABLE IF NOT EXISTS request_ids (
-  scope TEXT NOT NULL,
-  request_id TEXT NOT NULL,
-  slug TEXT NOT NULL,
-  lease_id TEXT NOT NULL,
-  PRIMARY KEY (scope, request_id)
-);
-CREATE INDEX IF NOT EXISTS request_ids_by_lease ON request_ids (lease_id);
-`;
 
 function toSlotState(row: SlotRow): SlotState {
   const lease: CurrentLease | null =
@@ -115,17 +89,19 @@ function toSlotState(row: SlotRow): SlotState {
     lastReleasedAt: row.last_released_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    eraseFailures: row.erase_failures,
+    lastEraseFailure: row.last_erase_failure === null ? null : JSON.parse(row.last_erase_failure),
   };
 }
 
 const scopeKey = (scope: RequestScope): string => (scope.kind === 'any' ? 'any' : `specific:${scope.slug}`);
 
 export class PoolStore {
-  readonly #sql: SqlStorage;
+  readonly #sql: SqlDatabase;
 
-  constructor(sql: SqlStorage) {
+  /** `sql` must be migrated already (schema.ts). */
+  constructor(sql: SqlDatabase) {
     this.#sql = sql;
-    this.#sql.exec(SCHEMA);
   }
 
   find(slug: string): SlotState | undefined {
@@ -165,6 +141,37 @@ export class PoolStore {
     return row === undefined ? undefined : toSlotState(row);
   }
 
+  count(): number {
+    return this.#sql.exec<{ slots: number }>('SELECT count(*) AS slots FROM slots').toArray()[0]?.slots ?? 0;
+  }
+
+  /** How many slots the pool has, how many are leased (expired ones included), expired and dirty. */
+  summary(now: number): { slots: number; leased: number; expired: number; dirty: number } {
+    const [row] = this.#sql
+      .exec<{ slots: number; leased: number; expired: number; dirty: number }>(
+        `SELECT count(*) AS slots,
+           coalesce(sum(lease_id IS NOT NULL), 0) AS leased,
+           coalesce(sum(lease_id IS NOT NULL AND leased_until <= ?), 0) AS expired,
+           coalesce(sum(dirty), 0) AS dirty
+         FROM slots`,
+        now,
+      )
+      .toArray();
+    return row ?? { slots: 0, leased: 0, expired: 0, dirty: 0 };
+  }
+
+  /** The slot of `holder`'s live lease (the first by `createdAt`, then `slug`, should it hold several). */
+  heldBy(holder: string, now: number): SlotState | undefined {
+    const [row] = this.#sql
+      .exec<SlotRow>(
+        'SELECT * FROM slots WHERE holder = ? AND leased_until > ? ORDER BY created_at, slug LIMIT 1',
+        holder,
+        now,
+      )
+      .toArray();
+    return row === undefined ? undefined : toSlotState(row);
+  }
+
   insert(slot: SlotState): void {
     this.#sql.exec(
       `INSERT INTO slots (slug, data, generation, dirty, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -183,7 +190,7 @@ export class PoolStore {
     this.#sql.exec(
       `UPDATE slots SET generation = ?, dirty = ?, lease_id = ?, holder = ?, leased_until = ?,
          lease_was_dirty = ?, lease_previous_holder = ?, last_holder = ?, last_acquired_at = ?,
-         last_released_at = ?, updated_at = ?
+         last_released_at = ?, updated_at = ?, erase_failures = ?, last_erase_failure = ?
        WHERE slug = ?`,
       slot.generation,
       slot.dirty ? 1 : 0,
@@ -196,6 +203,8 @@ export class PoolStore {
       slot.lastAcquiredAt,
       slot.lastReleasedAt,
       slot.updatedAt,
+      slot.eraseFailures,
+      slot.lastEraseFailure === null ? null : JSON.stringify(slot.lastEraseFailure),
       slot.slug,
     );
   }
@@ -204,25 +213,44 @@ export class PoolStore {
     this.#sql.exec('DELETE FROM slots WHERE slug = ?', slug);
   }
 
-  /** The lease id an earlier acquire with this request id created, if that lease may still be current. */
-  leaseOfRequest(scope: RequestScope, requestId: string): { slug: string; leaseId: string } | undefined {
+  /** The lease an earlier acquire with this request id answered, if that lease may still be current. */
+  leaseOfRequest(
+    scope: RequestScope,
+    requestId: string,
+  ): ({ slug: string; leaseId: string } & AcquireFlags) | undefined {
     const [row] = this.#sql
-      .exec<{ slug: string; lease_id: string }>(
-        'SELECT slug, lease_id FROM request_ids WHERE scope = ? AND request_id = ?',
+      .exec<{ slug: string; lease_id: string; reused: number; took_expired: number }>(
+        'SELECT slug, lease_id, reused, took_expired FROM request_ids WHERE scope = ? AND request_id = ?',
         scopeKey(scope),
         requestId,
       )
       .toArray();
-    return row === undefined ? undefined : { slug: row.slug, leaseId: row.lease_id };
+    return row === undefined
+      ? undefined
+      : {
+          slug: row.slug,
+          leaseId: row.lease_id,
+          reused: row.reused === 1,
+          tookExpired: row.took_expired === 1,
+        };
   }
 
-  rememberRequest(scope: RequestScope, requestId: string, slug: string, leaseId: string): void {
+  rememberRequest(
+    scope: RequestScope,
+    requestId: string,
+    slug: string,
+    leaseId: string,
+    flags: AcquireFlags,
+  ): void {
     this.#sql.exec(
-      'INSERT OR REPLACE INTO request_ids (scope, request_id, slug, lease_id) VALUES (?, ?, ?, ?)',
+      `INSERT OR REPLACE INTO request_ids (scope, request_id, slug, lease_id, reused, took_expired)
+       VALUES (?, ?, ?, ?, ?, ?)`,
       scopeKey(scope),
       requestId,
       slug,
       leaseId,
+      flags.reused ? 1 : 0,
+      flags.tookExpired ? 1 : 0,
     );
   }
 

@@ -1,0 +1,118 @@
+// The SQLite schemas of the Worker's Durable Objects (a pool's store, the pool registry), as numbered
+// migrations. A store remembers the version it is at (table `schema_version`); opening it applies every
+// later migration in order, inside one transaction, so an old store upgrades in place and a new one is
+// built by the same steps. Migrations are only ever appended: a deployed store may be at any earlier
+// version.
+
+/** A value SQLite stores. */
+export type SqlValue = ArrayBuffer | string | number | null;
+
+/**
+ * The part of SQL storage the store uses: a Durable Object's `ctx.storage.sql`, or in unit tests a
+ * node:sqlite database behind the same shape. One statement per call.
+ */
+export interface SqlDatabase {
+  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): { toArray(): T[] };
+}
+
+/** Each entry takes a store from version `index` to `index + 1`. */
+export type Migrations = readonly (readonly string[])[];
+
+/** A pool's store (one PoolObject per pool type). */
+export const POOL_MIGRATIONS: Migrations = [
+  // 1: the first schema. Written with IF NOT EXISTS, because stores created before versioning have
+  // these tables already and no `schema_version`: for them this step changes nothing.
+  [
+    `CREATE TABLE IF NOT EXISTS slots (
+      slug TEXT PRIMARY KEY,
+      data TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      dirty INTEGER NOT NULL,
+      lease_id TEXT,
+      holder TEXT,
+      leased_until INTEGER,
+      lease_was_dirty INTEGER,
+      lease_previous_holder TEXT,
+      last_holder TEXT,
+      last_acquired_at INTEGER,
+      last_released_at INTEGER,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    )`,
+    `CREATE TABLE IF NOT EXISTS events (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      slug TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      event TEXT NOT NULL,
+      holder TEXT,
+      generation INTEGER NOT NULL,
+      detail TEXT NOT NULL
+    )`,
+    'CREATE INDEX IF NOT EXISTS events_by_slug ON events (slug, id)',
+    `CREATE TABLE IF NOT EXISTS request_ids (
+      scope TEXT NOT NULL,
+      request_id TEXT NOT NULL,
+      slug TEXT NOT NULL,
+      lease_id TEXT NOT NULL,
+      PRIMARY KEY (scope, request_id)
+    )`,
+    'CREATE INDEX IF NOT EXISTS request_ids_by_lease ON request_ids (lease_id)',
+  ],
+  // 2: consecutive erase failures per slot, and what an acquire answered, so a retry with the same
+  // request id answers the same `reused` and `tookExpired`.
+  [
+    'ALTER TABLE slots ADD COLUMN erase_failures INTEGER NOT NULL DEFAULT 0',
+    'ALTER TABLE slots ADD COLUMN last_erase_failure TEXT',
+    'ALTER TABLE request_ids ADD COLUMN reused INTEGER NOT NULL DEFAULT 0',
+    'ALTER TABLE request_ids ADD COLUMN took_expired INTEGER NOT NULL DEFAULT 0',
+  ],
+  // 3: what the pool last told the registry (registry-outbox.ts).
+  [
+    `CREATE TABLE registry_outbox (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      type TEXT NOT NULL,
+      slots INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      sent INTEGER NOT NULL
+    )`,
+  ],
+];
+
+/** The registry of pools (one PoolRegistry for the Worker). */
+export const REGISTRY_MIGRATIONS: Migrations = [
+  // 1: every pool that ever reported, with its slot count as of its newest report (`seq`).
+  ['CREATE TABLE pools (type TEXT PRIMARY KEY, slots INTEGER NOT NULL, seq INTEGER NOT NULL)'],
+];
+
+/** The version the store is at; 0 for an empty store or one created before versioning. */
+function storedVersion(sql: SqlDatabase): number {
+  sql.exec(
+    'CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)',
+  );
+  const [row] = sql.exec<{ version: number }>('SELECT version FROM schema_version WHERE id = 1').toArray();
+  return row?.version ?? 0;
+}
+
+/**
+ * Brings the store to the newest version of `migrations` (tests pass an older `target` to build an
+ * old store). Run it inside a transaction: a migration that fails halfway then leaves the store at its
+ * old version. A store newer than this code is refused, since writing to it could lose what the newer
+ * version keeps.
+ */
+export function migrate(sql: SqlDatabase, migrations: Migrations, target = migrations.length): void {
+  const from = storedVersion(sql);
+  if (from > migrations.length) {
+    throw new Error(
+      `this store is at schema version ${from}, newer than this Worker's ${migrations.length}; deploy the newer Worker`,
+    );
+  }
+  if (from >= target) return;
+  for (const statements of migrations.slice(from, target)) {
+    for (const statement of statements) sql.exec(statement);
+  }
+  sql.exec(
+    `INSERT INTO schema_version (id, version) VALUES (1, ?)
+     ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
+    target,
+  );
+}
