@@ -2,6 +2,7 @@
 // into an exit code: 0 done, 1 the run failed, 2 wrong usage (with that command's help).
 import { SettingsError } from '../config/settings.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
+import { acquireCommand } from './acquire.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';
 import { commandHelp, groupHelp, PROGRAM } from './help.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   statusCommand,
   gcCommand,
   cleanupCommand,
+  acquireCommand,
   releaseCommand,
   ...SLOTS_COMMANDS,
 ];
@@ -31,7 +33,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 const ENVIRONMENT_FOOTER = [
   'Environment (the same secrets the workflows use):',
   '  SEMAPHORE_URL, SEMAPHORE_TOKEN               every command',
-  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup',
+  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc, cleanup and acquire',
   '  CLOUDFLARE_API_BASE_URL                      only to point at a test double',
   '  NO_COLOR                                     plain output on a terminal too',
   '',

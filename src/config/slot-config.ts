@@ -518,6 +518,11 @@ function expand(
   return name.length > 0 ? { name } : { problem: `expands to an empty name at ${path}` };
 }
 
+/** The number in a slot's name, what `{n}` expands to: the last run of digits (`preview-3` → `3`). */
+export function slotNumberOf(slug: string): string | undefined {
+  return /(\d+)(?!.*\d)/.exec(slug)?.[1];
+}
+
 /**
  * The concrete resources of slot `slug`: every template expanded ({slot} = the slug, {n} = the last
  * number in it) and every name checked against `protect`. Any refusal throws before any call.
@@ -531,7 +536,7 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
       },
     ]);
   }
-  const number = /(\d+)(?!.*\d)/.exec(slug)?.[1];
+  const number = slotNumberOf(slug);
   const problems: ConfigProblem[] = [];
   const protectedNames: ConfigProblem[] = [];
   const name = (template: string, path: string): string => {

@@ -3,7 +3,7 @@
 
 import { CloudflareAccount } from '../cloudflare/account.ts';
 import { type EraseResult, eraseSlot } from '../cloudflare/erase.ts';
-import { StepError, type StepResult } from '../cloudflare/erase-step.ts';
+import { StepError, type StepFailureReason, type StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
@@ -46,6 +46,18 @@ function nextStepFor(step: StepResult, configPath: string): string | undefined {
 
 const LEASE_LOST_MID_STEP = 'stopped mid-step: the lease could not be proven before the next request';
 
+/**
+ * Failures the next erase of the slot would meet again: the ones a person must fix. Rate limits, the
+ * budget, the deadline, a signal, a lost lease and the network are not the slot's fault.
+ */
+const UNERASABLE: ReadonlySet<StepFailureReason> = new Set([
+  'api',
+  'invalid-answer',
+  'missing',
+  'refused',
+  'internal',
+]);
+
 function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
   const failedStep = result.steps.find((step) => step.status === 'failed');
   const outcome: EraseOutcome = {
@@ -61,10 +73,24 @@ function toEraseOutcome(result: EraseResult, configPath: string): EraseOutcome {
   };
   if (failedStep?.failure === undefined) return outcome;
   const nextStep = nextStepFor(failedStep, configPath);
+  const unerasable = result.steps.find(
+    (step) => step.failure !== undefined && UNERASABLE.has(step.failure.reason),
+  );
   return {
     ...outcome,
     problem: `${failedStep.kind} '${failedStep.resource}': ${failedStep.failure.message}`,
     ...(nextStep === undefined ? {} : { nextStep }),
+    ...(unerasable === undefined ? {} : { failedStep: failedStepOf(unerasable, configPath) }),
+  };
+}
+
+/** The step and what to do about it, as the semaphore keeps it for "needs repair". */
+function failedStepOf(step: StepResult, configPath: string): { step: string; message: string } {
+  const fix = nextStepFor(step, configPath);
+  const message = step.failure?.message ?? step.summary;
+  return {
+    step: `${step.kind} '${step.resource}'`,
+    message: fix === undefined ? message : `${message}. Fix: ${fix}`,
   };
 }
 

@@ -1,6 +1,11 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
 import type { SlotReport } from '../report/model.ts';
-import type { Lease } from '../semaphore/protocol.ts';
+import {
+  type EraseFailure,
+  type Lease,
+  MAX_ERASE_MESSAGE_CODE_POINTS,
+  MAX_ERASE_STEP_CODE_POINTS,
+} from '../semaphore/protocol.ts';
 import type { CommandContext, EraseOutcome, EraseRequest } from './context.ts';
 import { describeError } from './describe-error.ts';
 import { LeaseFence } from './lease-fence.ts';
@@ -61,12 +66,14 @@ export async function releaseHeldLease(
     erase: { status: erase.status, steps: erase.steps, requests: erase.requests },
   };
   const clean = erase.status === 'complete';
+  const eraseFailure = clean ? undefined : eraseFailureOf(erase);
   try {
     const answer = await ctx.semaphore.release({
       type: ctx.pool,
       slug: lease.slug,
       leaseId: lease.leaseId,
       clean,
+      ...(eraseFailure === undefined ? {} : { eraseFailure }),
     });
     // A fenced erase already knows the lease is gone (a renew said so); its own outcome says why.
     if (!answer.released && erase.status !== 'fenced' && (await leaseWasLost(ctx, lease, clean))) {
@@ -86,6 +93,29 @@ export async function releaseHeldLease(
     };
   }
   return { ...withErase, ...outcomeOf(erase) };
+}
+
+/**
+ * What the semaphore keeps of a failed erase (one more failure in a row of this slot), as its
+ * protocol accepts it: no control characters (messages come from Cloudflare), within the lengths.
+ */
+export function eraseFailureOf(erase: EraseOutcome): EraseFailure | undefined {
+  if (erase.failedStep === undefined) return undefined;
+  return {
+    step: plainText(erase.failedStep.step, MAX_ERASE_STEP_CODE_POINTS),
+    message: plainText(erase.failedStep.message, MAX_ERASE_MESSAGE_CODE_POINTS),
+  };
+}
+
+function plainText(text: string, max: number): string {
+  const visible = [
+    ...text
+      .toWellFormed()
+      .replace(/\p{Cc}+/gu, ' ')
+      .trim(),
+  ];
+  if (visible.length === 0) return 'failed';
+  return visible.length <= max ? visible.join('') : `${visible.slice(0, max - 1).join('')}…`;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Runs one command with the services it is given and always returns a report, also when the run
 // could not start or stopped half-way: the summary is written from it either way.
 import type { Command } from '../config/settings.ts';
-import type { RunReport } from '../report/model.ts';
+import type { RunReport, SlotResourceNames } from '../report/model.ts';
+import { runAcquire } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
 import { describeError } from './lease.ts';
@@ -16,6 +17,12 @@ export interface CommandOptions {
   leaseMs: number;
   deadlineAt: number;
   pullRequest: number | undefined;
+  /** acquire: the pull request's lease, the wait for a free slot, the sticky comment. */
+  pullRequestLeaseMs: number;
+  waitMs: number;
+  comment: boolean;
+  /** acquire: the slot's resource names, from the slot config. */
+  resourcesOf: (slug: string) => SlotResourceNames;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -33,6 +40,15 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
       });
     case 'status':
       return runStatus(ctx);
+    case 'acquire':
+      if (options.pullRequest === undefined) throw new Error('acquire needs the pull request number');
+      return runAcquire(ctx, {
+        pullRequest: options.pullRequest,
+        leaseMs: options.pullRequestLeaseMs,
+        waitMs: options.waitMs,
+        comment: options.comment,
+        resourcesOf: options.resourcesOf,
+      });
   }
 }
 

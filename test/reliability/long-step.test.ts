@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
 import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
+import { actionInputs } from '../support/action-stack.ts';
 import { runActionInProcess } from '../support/in-process-action.ts';
 import { secretLeaks } from '../support/run-checks.ts';
 import { slotNames, slotSeed } from '../support/twin-slot.ts';
@@ -52,16 +53,7 @@ async function dirtySlot(pool: string, slug: string): Promise<Twin> {
 }
 
 function gcInputs(pool: string, twin: Twin): Record<string, string> {
-  return {
-    command: 'gc',
-    config: CONFIG_PATH,
-    pool,
-    'semaphore-url': semaphore.url,
-    'semaphore-token': SEMAPHORE_TOKEN,
-    'cloudflare-api-token': CLOUDFLARE_TOKEN,
-    'cloudflare-account-id': twin.accountId,
-    'cloudflare-api-base-url': twin.baseUrl,
-  };
+  return actionInputs({ semaphore, twin }, pool, { command: 'gc' }, CONFIG_PATH);
 }
 
 const kvKeys = (twin: Twin, slug: string) =>

@@ -73,7 +73,7 @@ describe('parseSettings', () => {
     ['request-budget', '1e9', /input 'request-budget' must be a whole number/],
     ['requests-per-second', '500', /input 'requests-per-second' must be a whole number from 1 to 50/],
     ['deadline-minutes', 'NaN', /input 'deadline-minutes' must be a whole number/],
-    ['command', 'destroy', /input 'command' must be one of gc, cleanup, status/],
+    ['command', 'destroy', /input 'command' must be one of gc, cleanup, status, acquire/],
     ['semaphore-url', 'ftp://x', /input 'semaphore-url' must be an http\(s\) URL/],
     [
       'cloudflare-account-id',
@@ -98,6 +98,52 @@ describe('parseSettings', () => {
     expect(parseSettings({ ...minimal, command: 'status', 'deadline-minutes': '45' }).deadlineMinutes).toBe(
       45,
     );
+  });
+
+  it("reads acquire's inputs with their defaults: a two-day lease, no wait, no comment", () => {
+    const settings = parseSettings({ ...minimal, command: 'acquire', 'pull-request': '1612' });
+    expect(settings).toMatchObject({
+      command: 'acquire',
+      pullRequest: 1612,
+      leaseMinutes: 2880,
+      waitMinutes: 0,
+      comment: false,
+    });
+    expect(
+      parseSettings({
+        ...minimal,
+        command: 'acquire',
+        'pull-request': '7',
+        'lease-minutes': '600',
+        'wait-minutes': '30',
+        comment: 'true',
+      }),
+    ).toMatchObject({ leaseMinutes: 600, waitMinutes: 30, comment: true });
+  });
+
+  it('refuses acquire without a pull request, as a dry run, or with a lease shorter than its wait and deadline', () => {
+    expect(problemsOf({ ...minimal, command: 'acquire' })).toEqual([
+      expect.stringMatching(/input 'pull-request' is required for 'acquire'/),
+    ]);
+    expect(problemsOf({ ...minimal, command: 'acquire', 'pull-request': '7', 'dry-run': 'true' })).toEqual([
+      expect.stringMatching(/input 'dry-run' is not available for 'acquire'/),
+    ]);
+    expect(
+      problemsOf({
+        ...minimal,
+        command: 'acquire',
+        'pull-request': '7',
+        'lease-minutes': '60',
+        'wait-minutes': '45',
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /input 'lease-minutes' \(60\) must be longer than input 'wait-minutes' plus input 'deadline-minutes' \(65\)/,
+      ),
+    ]);
+    expect(
+      problemsOf({ ...minimal, command: 'acquire', 'pull-request': '7', 'lease-minutes': '59' }),
+    ).toEqual([expect.stringMatching(/input 'lease-minutes' must be a whole number from 60 to 43200/)]);
   });
 
   it('accepts the YAML spellings of booleans that GitHub accepts', () => {
