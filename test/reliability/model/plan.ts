@@ -1,12 +1,20 @@
 // The plans fast-check generates (and shrinks): how the two slots start, then a sequence of steps by
 // pull requests, a person, the clock and two GC runners, each runner moved one stop at a time.
 import fc from 'fast-check';
-import type { RunFault } from './runner.ts';
+import { DEPLOY_PULL_REQUESTS, type RunFault, type RunnerName } from './runner.ts';
 import type { Plan, SlotStart, Step } from './world.ts';
 
 const slotStart: fc.Arbitrary<SlotStart> = fc.constantFrom('clean', 'dirty', 'live', 'expired');
 const runner = fc.constantFrom('github' as const, 'depot' as const);
+const anyRunner: fc.Arbitrary<RunnerName> = fc.constantFrom(
+  'github' as const,
+  'depot' as const,
+  ...DEPLOY_PULL_REQUESTS.map((pr) => `deploy-${pr}` as const),
+);
+const deployPullRequest = fc.constantFrom(...DEPLOY_PULL_REQUESTS);
+/** Pull requests acting on the semaphore directly (1-3), and the deploys' pull requests (renew, release). */
 const pr = fc.integer({ min: 1, max: 3 });
+const anyPr = fc.oneof(pr, deployPullRequest);
 
 const fault: fc.Arbitrary<RunFault> = fc.oneof(
   fc.record({
@@ -23,8 +31,8 @@ const fault: fc.Arbitrary<RunFault> = fc.oneof(
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pr-acquire' as const), pr }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-renew' as const), pr }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-release' as const), pr }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-renew' as const), pr: anyPr }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-release' as const), pr: anyPr }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -37,7 +45,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('advance' as const),
-      by: fc.constantFrom('seconds' as const, 'past-pr-lease' as const, 'past-gc-lease' as const),
+      by: fc.constantFrom(
+        'seconds' as const,
+        'past-pr-lease' as const,
+        'past-gc-lease' as const,
+        'past-deploy-lease' as const,
+      ),
     }),
   },
   {
@@ -53,10 +66,18 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('deploy' as const),
+      pr: deployPullRequest,
+      fault: fc.option(fault, { freq: 3 }),
+    }),
+  },
+  {
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('gc-step' as const),
-      runner,
+      runner: anyRunner,
       times: fc.integer({ min: 1, max: 3 }),
     }),
   },

@@ -1,7 +1,7 @@
 // The world of one model run: one pool of two slots on the real semaphore (with its test clock), a
-// Cloudflare twin, pull requests and a person acting on the semaphore directly, and up to two GC
-// runners (GitHub's and Depot's) that the plan moves forward one semaphore call or destructive
-// Cloudflare call at a time. Every lease the semaphore grants is logged in plan order, which is what
+// Cloudflare twin, pull requests and a person acting on the semaphore directly, up to two GC runners
+// (GitHub's and Depot's) and the deploy jobs of three pull requests (acquire), which the plan moves
+// forward one semaphore call or destructive Cloudflare call at a time. Every lease the semaphore grants is logged in plan order, which is what
 // the invariants are checked against, as they happen and at the end.
 import type { SlotConfig } from '../../../src/config/slot-config.ts';
 import { type SemaphoreClient, SemaphoreError } from '../../../src/semaphore/client.ts';
@@ -10,17 +10,34 @@ import type { Lease, Slot } from '../../../src/semaphore/protocol.ts';
 import { expectedExitCode } from '../../support/exit-policy.ts';
 import { secretLeaks, summaryEscapeProblems } from '../../support/run-checks.ts';
 import { advanceClock } from '../../support/test-clock.ts';
-import { eraseStepOf, isErased, slotContents, slotSeed, tenantData } from '../../support/twin-slot.ts';
+import {
+  eraseStepOf,
+  isErased,
+  slotContents,
+  slotSeed,
+  tenantData,
+  tenantsIn,
+} from '../../support/twin-slot.ts';
 import { startTwin, type Twin } from '../../twin/twin.ts';
-import { type RunFault, Runner, type RunnerName, type RunnerObserver, type StopKind } from './runner.ts';
+import {
+  type DEPLOY_PULL_REQUESTS,
+  type RunFault,
+  Runner,
+  type RunnerName,
+  type RunnerObserver,
+  type StopKind,
+} from './runner.ts';
 
 export const GC_LEASE_MS = 30 * 60_000;
 export const PR_LEASE_MS = 10 * 60_000;
+/** A deploy's lease (`lease-minutes`, the shortest the action allows), so the model sees it expire. */
+export const DEPLOY_LEASE_MINUTES = 60;
 export const PERSON = 'manual-ana';
 const ADVANCE_MS = {
   seconds: 20_000,
   'past-pr-lease': PR_LEASE_MS + 60_000,
   'past-gc-lease': GC_LEASE_MS + 60_000,
+  'past-deploy-lease': DEPLOY_LEASE_MINUTES * 60_000 + 60_000,
 };
 
 export interface ModelEnv {
@@ -40,6 +57,8 @@ export type Step =
   | { kind: 'advance'; by: keyof typeof ADVANCE_MS }
   | { kind: 'gc-start'; runner: RunnerName; dryRun: boolean; fault: RunFault | null }
   | { kind: 'gc-step'; runner: RunnerName; times: number }
+  /** A pull request pushes: its deploy job starts (or, running, goes on one stop). */
+  | { kind: 'deploy'; pr: (typeof DEPLOY_PULL_REQUESTS)[number]; fault: RunFault | null }
   /** Moves the runner on until it waits before that kind of call (or ends). */
   | { kind: 'gc-until'; runner: RunnerName; before: StopKind };
 
@@ -172,7 +191,8 @@ export class World implements RunnerObserver {
     if (!runner.done) return;
     this.runners.delete(runner.name);
     this.finished.push(runner);
-    count(runner.dryRun ? 'dry runs' : 'gc runs');
+    if (isDeploy(runner)) await this.handOver(runner);
+    count(isDeploy(runner) ? 'deploys' : runner.dryRun ? 'dry runs' : 'gc runs');
     if (runner.faultInjected) count('faults injected');
     for (const slot of runner.result?.report?.slots ?? []) count(`outcome ${slot.outcome}`);
     const outcomes = runner.result?.report?.slots.map((slot) => `${slot.slug} ${slot.outcome}`) ?? [];
@@ -194,6 +214,8 @@ export class World implements RunnerObserver {
         return this.advance(ADVANCE_MS[step.by]);
       case 'gc-start':
         return this.gcStarts(step.runner, step.dryRun, step.fault ?? undefined);
+      case 'deploy':
+        return this.gcStarts(`deploy-${step.pr}`, false, step.fault ?? undefined);
       case 'gc-step':
         for (let i = 0; i < step.times; i++) {
           const runner = this.runners.get(step.runner);
@@ -283,6 +305,13 @@ export class World implements RunnerObserver {
   }
 
   private startRunner(name: RunnerName, dryRun: boolean, fault: RunFault | undefined): Runner {
+    const command: Record<string, string> = name.startsWith('deploy-')
+      ? {
+          command: 'acquire',
+          'pull-request': name.slice('deploy-'.length),
+          'lease-minutes': String(DEPLOY_LEASE_MINUTES),
+        }
+      : { command: 'gc' };
     const runner = new Runner({
       name,
       dryRun,
@@ -290,7 +319,7 @@ export class World implements RunnerObserver {
       leaseMs: GC_LEASE_MS,
       observer: this,
       inputs: {
-        command: 'gc',
+        ...command,
         config: this.env.configPath,
         pool: this.pool,
         'dry-run': String(dryRun),
@@ -303,6 +332,30 @@ export class World implements RunnerObserver {
     });
     this.runners.set(name, runner);
     return runner;
+  }
+
+  /**
+   * A deploy ended. With a slot handed over and still its own, the slot holds no one else's data (the
+   * erase on acquire), and the pull request moves in; a deploy that handed nothing over holds no lease
+   * it got this run (checked at the end, in verifyDeployLeases).
+   */
+  private async handOver(runner: Runner): Promise<void> {
+    const acquired = runner.result?.report?.acquired;
+    const lease = runner.lastLease;
+    if (acquired === undefined || lease === null) return;
+    const slot = await this.env.client.find(this.pool, acquired.slug);
+    if (slot.holder !== acquired.holder || slot.generation !== acquired.generation) {
+      count('hand-overs taken away before the deploy');
+      return;
+    }
+    count(acquired.wasDirty ? 'hand-overs erased first' : 'hand-overs without an erase');
+    const others = tenantsIn(this.twin, this.env.config, acquired.slug).filter(
+      (who) => who !== acquired.holder,
+    );
+    if (others.length > 0)
+      this.violate(`${runner.name} got ${acquired.slug} holding the data of ${others.join(', ')}`);
+    this.moveIn(lease, acquired.holder);
+    this.trace.push(`${acquired.holder} deployed into ${acquired.slug}#${acquired.generation}`);
   }
 
   // RunnerObserver: what the semaphore answered the runners, in plan order.
@@ -342,8 +395,9 @@ export class World implements RunnerObserver {
 
   /**
    * Never erase under someone else's live lease: the runner holds the slot's newest lease, or the
-   * only newer ones are a person's force acquires made after its last fence (the fence stops the
-   * erase before the next step; the step in flight finishes).
+   * newer ones start with a person's force acquire made after its last fence (the fence stops the
+   * erase before its next request that is due a renew; the step in flight finishes, even when the
+   * person has let the slot go and someone else took it since).
    */
   destructive(runner: Runner, method: string, path: string): void {
     count('destructive calls checked');
@@ -369,7 +423,10 @@ export class World implements RunnerObserver {
     if (previous !== null && previous.step !== step && fence.seq < previous.seq)
       return `the ${step} step started without renewing the lease`;
     const newer = this.grants.filter((g) => g.slug === current.slug && g.generation > current.generation);
-    const stolen = newer.filter((g) => !(g.force && g.seq > fence.seq));
+    // A person's force after the runner's last fence ends its lease without its knowing: the step in
+    // flight finishes (the accepted race), also when others take the slot after the person let go.
+    const forced = newer.find((g) => g.force && g.seq > fence.seq);
+    const stolen = newer.filter((g) => forced === undefined || g.seq < forced.seq);
     if (stolen.length === 0) return undefined;
     return `erased ${current.slug} under the lease of ${stolen.map((g) => `${g.holder}#${g.generation}`).join(', ')}`;
   }
@@ -381,6 +438,7 @@ export class World implements RunnerObserver {
     const slots = new Map(listing.resources.map((slot) => [slot.slug, slot]));
     for (const runner of this.finished) this.verifyRunner(runner);
     this.verifyGcLeases(slots, listing.now);
+    this.verifyDeployLeases();
     for (const slot of listing.resources) {
       if (
         slot.leaseState === 'available' &&
@@ -432,8 +490,26 @@ export class World implements RunnerObserver {
         `${runner.name} reported ${slot.slug} reclaimed, but its release answered ${JSON.stringify(release ?? 'nothing')}`,
       );
     }
-    if (!runner.faultInjected && run.exitCode !== 0)
+    if (!runner.faultInjected && run.exitCode !== 0 && !failedForItsWorld(runner))
       this.violate(`${runner.name} failed without a fault: ${run.log.split('\n').at(-1)}`);
+  }
+
+  /** A deploy that handed no slot over keeps no lease it got in this run: released, or taken since. */
+  private verifyDeployLeases(): void {
+    for (const runner of this.finished.filter(
+      (r) => isDeploy(r) && r.result?.report?.acquired === undefined,
+    )) {
+      for (const granted of runner.granted) {
+        const [slug, generation] = granted.split('#');
+        const ended = this.releases.some(
+          (r) =>
+            r.runner === runner.name && r.slug === slug && r.generation === Number(generation) && r.released,
+        );
+        const superseded = this.grants.some((g) => g.slug === slug && g.generation > Number(generation));
+        if (!ended && !superseded && !runner.faultInjected)
+          this.violate(`${runner.name} handed nothing over but kept its lease ${granted}`);
+      }
+    }
   }
 
   /** Every lease gc took ends released, taken over, or, when its answer was lost, runs out by itself. */
@@ -463,4 +539,19 @@ export class World implements RunnerObserver {
       );
     }
   }
+}
+
+function isDeploy(runner: Runner): boolean {
+  return runner.name.startsWith('deploy-');
+}
+
+/**
+ * Failures a deploy meets without any fault of its own: no slot could be had (both held, or needing
+ * repair), or a person forced its slot away during the erase.
+ */
+function failedForItsWorld(runner: Runner): boolean {
+  if (!isDeploy(runner)) return false;
+  const report = runner.result?.report;
+  const problems = report?.problems.join(' ') ?? '';
+  return /could be had/.test(problems) || report?.slots.some((slot) => slot.outcome === 'skipped') === true;
 }
