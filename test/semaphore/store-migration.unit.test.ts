@@ -34,6 +34,18 @@ function storeBeforeVersioning(): TestDatabase {
     `INSERT INTO request_ids (scope, request_id, slug, lease_id) VALUES ('any', 'deploy-7', 'preview-1', ?)`,
     LEASE_ID,
   );
+  // preview-2 was deleted at generation 5: only its events remember it.
+  for (const [event, generation] of [
+    ['acquired', 5],
+    ['deleted', 5],
+  ] as const) {
+    db.exec(
+      `INSERT INTO events (slug, at, event, holder, generation, detail) VALUES ('preview-2', ?, ?, NULL, ?, '{}')`,
+      NOW - 500,
+      event,
+      generation,
+    );
+  }
   return db;
 }
 
@@ -69,6 +81,17 @@ describe('store migrations', () => {
       ok: true,
       body: { leaseId: LEASE_ID, generation: 3, reused: false, tookExpired: false },
     });
+  });
+
+  it('continues the generation of a slug the old store deleted, from its events', () => {
+    const db = storeBeforeVersioning();
+    db.transaction(() => migrate(db, POOL_MIGRATIONS));
+    const added = runCommand(
+      new PoolStore(db),
+      { op: 'add', request: { type: 'pool', slug: 'preview-2' } },
+      NOW,
+    );
+    expect(added).toMatchObject({ ok: true, body: { generation: 5 } });
   });
 
   it('builds a new store by the same steps, and opening it again changes nothing', () => {

@@ -2,7 +2,12 @@
 import { type ErrorCode, type Issue, MAX_BODY_BYTES } from '../protocol.ts';
 
 export function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), {
+  return jsonText(status, JSON.stringify(body));
+}
+
+/** An answer whose body is serialised already. */
+export function jsonText(status: number, text: string): Response {
+  return new Response(text, {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
   });

@@ -1,14 +1,15 @@
 // One Durable Object per pool `type`. Its RPC method runs a whole command synchronously inside one
-// SQLite transaction: there is no await in between, so no other request can interleave, and a
-// command that throws leaves nothing half-written. After the transaction it tells the pool registry
-// about a changed slot count (registry-outbox.ts).
+// SQLite transaction, the serialising of its answer included: there is no await in between, so no
+// other request can interleave, and a command that throws at any point writes nothing. After the
+// transaction it tells the pool registry about a changed slot count (registry-outbox.ts).
 import { DurableObject } from 'cloudflare:workers';
-import { type PoolCommand, type PoolOutcome, poolTypeOf, runCommand } from './pool.ts';
+import { type PoolCommand, type PoolReply, poolTypeOf, runCommand, toReply } from './pool.ts';
 import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
 import { markReported, pendingRegistryReport, stageRegistryReport } from './registry-outbox.ts';
 import { migrate, POOL_MIGRATIONS } from './schema.ts';
 import { PoolStore } from './store.ts';
-import { type PoolClock, poolClock } from './test-clock.ts';
+import { type PoolClock, poolClock, testClockEnabled } from './test-clock.ts';
+import { TestFault } from './test-fault.ts';
 
 interface PoolEnv {
   REGISTRY: DurableObjectNamespace<PoolRegistry>;
@@ -20,6 +21,7 @@ const REPORT_RETRY_MS = 10_000;
 export class PoolObject extends DurableObject<PoolEnv> {
   readonly #store: PoolStore;
   readonly #clock: PoolClock;
+  readonly #fault = new TestFault();
 
   constructor(ctx: DurableObjectState, env: PoolEnv) {
     super(ctx, env);
@@ -29,10 +31,11 @@ export class PoolObject extends DurableObject<PoolEnv> {
     this.#clock = poolClock(ctx.storage.sql, env);
   }
 
-  async run(command: PoolCommand): Promise<PoolOutcome> {
-    const outcome = this.ctx.storage.transactionSync(() => {
-      const result = runCommand(this.#store, command, this.#clock.now());
+  async run(command: PoolCommand): Promise<PoolReply> {
+    const reply = this.ctx.storage.transactionSync(() => {
+      const result = toReply(runCommand(this.#store, command, this.#clock.now()));
       stageRegistryReport(this.ctx.storage.sql, poolTypeOf(command), this.#store.count());
+      this.#fault.throwIfArmed();
       return result;
     });
     try {
@@ -42,7 +45,7 @@ export class PoolObject extends DurableObject<PoolEnv> {
       console.error('semaphore: reporting to the pool registry failed', String(error));
       await this.ctx.storage.setAlarm(Date.now() + REPORT_RETRY_MS);
     }
-    return outcome;
+    return reply;
   }
 
   /** Retries a report that failed; throwing makes the runtime retry the alarm. */
@@ -53,6 +56,12 @@ export class PoolObject extends DurableObject<PoolEnv> {
   /** Tests only: refused unless the test clock is enabled (see test-clock.ts). */
   advanceClock(ms: number): { now: number } {
     return this.#clock.advance(ms);
+  }
+
+  /** Tests only: the next command fails after it wrote (see test-fault.ts). */
+  armFault(): { armed: true } {
+    if (!testClockEnabled(this.env)) throw new Error('test faults are not enabled on this semaphore');
+    return this.#fault.arm();
   }
 
   async #report(): Promise<void> {

@@ -1,19 +1,20 @@
 // The rules of one pool, as pure functions of the store and the server's clock. The Durable Object
 // runs each command inside one synchronous SQLite transaction, so commands never interleave.
-import type {
-  AcquireRequest,
-  AcquireSpecificRequest,
-  AddRequest,
-  ErrorCode,
-  EventKind,
-  Lease,
-  MarkDirtyRequest,
-  PoolSummary,
-  ReleaseAnswer,
-  ReleaseRequest,
-  RenewRequest,
-  SemaphoreEvent,
-  Slot,
+import {
+  type AcquireRequest,
+  type AcquireSpecificRequest,
+  type AddRequest,
+  type ErrorCode,
+  type EventKind,
+  type Lease,
+  MAX_SLOTS_PER_POOL,
+  type MarkDirtyRequest,
+  type PoolSummary,
+  type ReleaseAnswer,
+  type ReleaseRequest,
+  type RenewRequest,
+  type SemaphoreEvent,
+  type Slot,
 } from '../protocol.ts';
 import type { AcquireFlags, CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
 
@@ -33,6 +34,16 @@ export type PoolCommand =
 export type PoolOutcome =
   | { ok: true; status: 200 | 201; body: unknown }
   | { ok: false; status: 404 | 409; code: ErrorCode; message: string };
+
+/**
+ * What the pool's Durable Object answers over RPC: the body already serialised, inside the command's
+ * transaction, so a body that cannot be serialised fails the command (and undoes its writes) instead
+ * of failing on the way out after they were committed.
+ */
+export type PoolReply = { ok: true; status: 200 | 201; json: string } | Extract<PoolOutcome, { ok: false }>;
+
+export const toReply = (outcome: PoolOutcome): PoolReply =>
+  outcome.ok ? { ok: true, status: outcome.status, json: JSON.stringify(outcome.body) } : outcome;
 
 const answer = (body: unknown, status: 200 | 201 = 200): PoolOutcome => ({ ok: true, status, body });
 
@@ -151,10 +162,19 @@ function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
       message: `slot ${request.slug} already exists in pool ${request.type}`,
     };
   }
+  if (store.count() >= MAX_SLOTS_PER_POOL) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'limit_reached',
+      message: `pool ${request.type} has ${MAX_SLOTS_PER_POOL} slots, the most a pool may have (so its listing fits one answer); remove a slot first or use another pool`,
+    };
+  }
   const slot: SlotState = {
     slug: request.slug,
     data: request.data ?? {},
-    generation: 0,
+    // A fencing token never repeats: a slug added again continues from its highest generation.
+    generation: store.generationOfDeleted(request.slug),
     dirty: request.dirty === true,
     lease: null,
     lastHolder: null,
@@ -186,9 +206,10 @@ function remove(
     };
   }
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
-  store.delete(slug);
+  store.delete(slot);
   // The log outlives the slot, so a slot added again under the same slug shows its history.
   logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, withNote({}, note));
+  store.pruneEventsOfDeletedSlugs();
   return answer({ deleted: true });
 }
 

@@ -2,6 +2,7 @@
 // slots, so `GET /api/pools` can find them (Durable Objects cannot be enumerated). Pools report their
 // slot counts to it (registry-outbox.ts); the listing asks each pool for its own numbers.
 import { DurableObject } from 'cloudflare:workers';
+import { MAX_POOLS } from '../protocol.ts';
 import type { RegistryReport } from './registry-outbox.ts';
 import { migrate, REGISTRY_MIGRATIONS } from './schema.ts';
 
@@ -24,6 +25,21 @@ export class PoolRegistry extends DurableObject {
       report.slots,
       report.seq,
     );
+  }
+
+  /**
+   * Whether a slot may be added to `type` without passing MAX_POOLS. Checked before the add, not with
+   * it (two Durable Objects share no transaction): adds of new pools racing each other can pass the
+   * limit by as many as raced, which the answer-size arithmetic leaves room for.
+   */
+  hasRoomFor(type: string): boolean {
+    const [row] = this.ctx.storage.sql
+      .exec<{ known: number; pools: number }>(
+        'SELECT coalesce(sum(type = ?), 0) AS known, count(*) AS pools FROM pools WHERE slots > 0',
+        type,
+      )
+      .toArray();
+    return row === undefined || row.known > 0 || row.pools < MAX_POOLS;
   }
 
   /** The pools that last reported at least one slot, by name. */

@@ -11,6 +11,7 @@ import {
   describeIssues,
   eventsQuerySchema,
   listQuerySchema,
+  MAX_POOLS,
   markDirtyRequestSchema,
   type PoolSummary,
   releaseRequestSchema,
@@ -18,12 +19,13 @@ import {
   slotPathSchema,
   toIssues,
 } from '../protocol.ts';
-import { isAuthorized } from './auth.ts';
-import { errorResponse, json, readJsonBody } from './http.ts';
-import type { PoolCommand, PoolOutcome } from './pool.ts';
+import { isAuthorized, serverTokenProblem } from './auth.ts';
+import { errorResponse, json, jsonText, readJsonBody } from './http.ts';
+import type { PoolCommand, PoolReply } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
 import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
 import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from './test-clock.ts';
+import { armFaultRequestSchema, TEST_FAULT_ROUTE } from './test-fault.ts';
 
 export interface Env {
   SEMAPHORE_TOKEN?: string;
@@ -45,40 +47,62 @@ function validate<T>(schema: z.ZodType<T>, input: unknown, what: string): Parsed
 }
 
 async function runInPool(env: Env, type: string, command: PoolCommand): Promise<Response> {
-  const outcome: PoolOutcome = await env.POOLS.getByName(type).run(command);
-  return outcome.ok
-    ? json(outcome.status, outcome.body)
-    : errorResponse(outcome.status, outcome.code, outcome.message);
+  const reply: PoolReply = await env.POOLS.getByName(type).run(command);
+  return reply.ok
+    ? jsonText(reply.status, reply.json)
+    : errorResponse(reply.status, reply.code, reply.message);
 }
 
 /** Every pool the registry knows, with its numbers as the pool itself has them now. */
 async function listPools(env: Env): Promise<Response> {
   const types = await env.REGISTRY.getByName(REGISTRY_NAME).poolTypes();
-  const outcomes = await Promise.all(
+  const replies = await Promise.all(
     types.map((type) => env.POOLS.getByName(type).run({ op: 'summary', type })),
   );
-  const pools = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.body as PoolSummary] : []));
+  const pools = replies.flatMap((reply) => (reply.ok ? [JSON.parse(reply.json) as PoolSummary] : []));
   // A pool whose last slot was deleted a moment ago may still be registered: its own count decides.
   return json(200, { now: Date.now(), pools: pools.filter((pool) => pool.slots > 0) });
 }
 
-/** POST routes whose body names the pool: read (413), validate (400), run. */
+/** Reads (413) and validates (400) a JSON body. */
+async function readBody<T>(request: Request, schema: z.ZodType<T>): Promise<Parsed<T>> {
+  const read = await readJsonBody(request);
+  return 'response' in read ? read : validate(schema, read.body, 'request body');
+}
+
+/** POST routes whose body names the pool: read (413), validate (400), check, run. */
 async function bodyRoute<T extends { type: string }>(
   request: Request,
   env: Env,
   schema: z.ZodType<T>,
   command: (body: T) => PoolCommand,
+  check?: (body: T) => Promise<Response | undefined>,
 ): Promise<Response> {
-  const read = await readJsonBody(request);
-  if ('response' in read) return read.response;
-  const parsed = validate(schema, read.body, 'request body');
+  const parsed = await readBody(request, schema);
   if ('response' in parsed) return parsed.response;
-  return runInPool(env, parsed.value.type, command(parsed.value));
+  const refused = await check?.(parsed.value);
+  return refused ?? runInPool(env, parsed.value.type, command(parsed.value));
+}
+
+/** A slot may start a new pool only while there are fewer than MAX_POOLS (see registry.ts). */
+async function roomForPool(env: Env, type: string): Promise<Response | undefined> {
+  if (await env.REGISTRY.getByName(REGISTRY_NAME).hasRoomFor(type)) return undefined;
+  return errorResponse(
+    409,
+    'limit_reached',
+    `the semaphore has ${MAX_POOLS} pools, the most it may have (so their listing fits one answer); add the slot to an existing pool or delete an unused pool's slots`,
+  );
 }
 
 const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Response>> = {
   '/api/resources': (request, env) =>
-    bodyRoute(request, env, addRequestSchema, (body) => ({ op: 'add', request: body })),
+    bodyRoute(
+      request,
+      env,
+      addRequestSchema,
+      (body) => ({ op: 'add', request: body }),
+      (body) => roomForPool(env, body.type),
+    ),
   '/api/resources/acquire-specific': (request, env) =>
     bodyRoute(request, env, acquireSpecificRequestSchema, (body) => ({
       op: 'acquire-specific',
@@ -94,14 +118,25 @@ const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Respon
     bodyRoute(request, env, markDirtyRequestSchema, (body) => ({ op: 'mark-dirty', request: body })),
 };
 
-/** Moves one pool's clock forward; the route exists only on a semaphore started with the test clock. */
-async function advanceTestClock(request: Request, env: Env): Promise<Response> {
-  const read = await readJsonBody(request);
-  if ('response' in read) return read.response;
-  const parsed = validate(advanceRequestSchema, read.body, 'request body');
-  if ('response' in parsed) return parsed.response;
-  return json(200, await env.POOLS.getByName(parsed.value.type).advanceClock(parsed.value.advanceMs));
+/** A test-only route: validates its body and answers what `run` returns. */
+async function testRoute<T>(
+  request: Request,
+  schema: z.ZodType<T>,
+  run: (body: T) => Promise<unknown>,
+): Promise<Response> {
+  const parsed = await readBody(request, schema);
+  return 'response' in parsed ? parsed.response : json(200, await run(parsed.value));
 }
+
+/** Routes that exist only on a semaphore started with the test clock (test-clock.ts, test-fault.ts). */
+const TEST_ROUTES: Record<string, (request: Request, env: Env) => Promise<Response>> = {
+  [TEST_CLOCK_ROUTE]: (request, env) =>
+    testRoute(request, advanceRequestSchema, (body) =>
+      env.POOLS.getByName(body.type).advanceClock(body.advanceMs),
+    ),
+  [TEST_FAULT_ROUTE]: (request, env) =>
+    testRoute(request, armFaultRequestSchema, (body) => env.POOLS.getByName(body.type).armFault()),
+};
 
 /** `/api/resources/{type}/{slug}` and `/api/resources/{type}/{slug}/events`. */
 const SLOT_PATH = /^\/api\/resources\/([^/]+)\/([^/]+)(\/events)?$/;
@@ -137,14 +172,20 @@ async function route(request: Request, env: Env): Promise<Response> {
       'the semaphore has no SEMAPHORE_TOKEN; run `wrangler secret put SEMAPHORE_TOKEN`',
     );
   }
+  const tokenProblem = serverTokenProblem(token);
+  if (tokenProblem !== undefined) return errorResponse(401, 'unauthorized', tokenProblem);
   if (!(await isAuthorized(request.headers.get('authorization'), token))) {
-    return errorResponse(401, 'unauthorized', 'send the header Authorization: Bearer <SEMAPHORE_TOKEN>');
+    return errorResponse(
+      401,
+      'unauthorized',
+      "the token is missing or wrong: send the header Authorization: Bearer <token>, with the token set as the Worker's SEMAPHORE_TOKEN secret",
+    );
   }
   const bodyRouteHandler = request.method === 'POST' ? BODY_ROUTES[url.pathname] : undefined;
   if (bodyRouteHandler !== undefined) return bodyRouteHandler(request, env);
-  if (request.method === 'POST' && url.pathname === TEST_CLOCK_ROUTE && testClockRouteAvailable(env, url)) {
-    return advanceTestClock(request, env);
-  }
+  const testRouteHandler = request.method === 'POST' ? TEST_ROUTES[url.pathname] : undefined;
+  if (testRouteHandler !== undefined && testClockRouteAvailable(env, url))
+    return testRouteHandler(request, env);
   if (request.method === 'GET' && url.pathname === '/api/pools') return listPools(env);
   if (request.method === 'GET' && url.pathname === '/api/resources') {
     const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
@@ -157,7 +198,7 @@ async function route(request: Request, env: Env): Promise<Response> {
     errorResponse(
       404,
       'not_found',
-      `there is no route ${request.method} ${url.pathname}; see docs/semaphore.md`,
+      `there is no route ${request.method} ${url.pathname}; see docs/semaphore-protocol.md`,
     )
   );
 }

@@ -76,6 +76,13 @@ export const POOL_MIGRATIONS: Migrations = [
       sent INTEGER NOT NULL
     )`,
   ],
+  // 4: the highest generation of every deleted slug, so a slug added again continues from it and a
+  // fencing token never repeats. Older stores know their deleted slugs only from the event log.
+  [
+    'CREATE TABLE slug_generations (slug TEXT PRIMARY KEY, generation INTEGER NOT NULL)',
+    `INSERT INTO slug_generations (slug, generation)
+       SELECT slug, max(generation) FROM events WHERE slug NOT IN (SELECT slug FROM slots) GROUP BY slug`,
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

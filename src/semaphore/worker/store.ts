@@ -4,8 +4,13 @@
 import type { EraseFailure, EventKind, SemaphoreEvent } from '../protocol.ts';
 import type { SqlDatabase } from './schema.ts';
 
-/** Events kept per slot; older ones are dropped as new ones arrive. */
+/** Events kept per slug; older ones are dropped as new ones arrive. */
 export const EVENTS_KEPT_PER_SLOT = 1_000;
+/**
+ * Deleted slugs whose events are kept (the most recently deleted): a slug added again shows its
+ * history while it is among them, and the log of a pool cannot grow by adding and deleting slugs.
+ */
+export const DELETED_SLUGS_WITH_EVENTS = 100;
 
 export interface CurrentLease {
   leaseId: string;
@@ -209,8 +214,23 @@ export class PoolStore {
     );
   }
 
-  delete(slug: string): void {
-    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slug);
+  /** Deletes the slot, keeping its generation: a slot added again under its slug continues from it. */
+  delete(slot: SlotState): void {
+    this.#sql.exec('DELETE FROM slots WHERE slug = ?', slot.slug);
+    this.#sql.exec(
+      `INSERT INTO slug_generations (slug, generation) VALUES (?, ?)
+       ON CONFLICT (slug) DO UPDATE SET generation = max(generation, excluded.generation)`,
+      slot.slug,
+      slot.generation,
+    );
+  }
+
+  /** The highest generation a deleted slot of this slug had; 0 for a slug never used. */
+  generationOfDeleted(slug: string): number {
+    const [row] = this.#sql
+      .exec<{ generation: number }>('SELECT generation FROM slug_generations WHERE slug = ?', slug)
+      .toArray();
+    return row?.generation ?? 0;
   }
 
   /** The lease an earlier acquire with this request id answered, if that lease may still be current. */
@@ -235,6 +255,10 @@ export class PoolStore {
         };
   }
 
+  /**
+   * Keeps one request id per lease and scope: a lease reused again and again (`reuseHeld`) would
+   * otherwise collect one per call. A retry of an id forgotten that way reuses the same lease anyway.
+   */
   rememberRequest(
     scope: RequestScope,
     requestId: string,
@@ -242,6 +266,7 @@ export class PoolStore {
     leaseId: string,
     flags: AcquireFlags,
   ): void {
+    this.#sql.exec('DELETE FROM request_ids WHERE lease_id = ? AND scope = ?', leaseId, scopeKey(scope));
     this.#sql.exec(
       `INSERT OR REPLACE INTO request_ids (scope, request_id, slug, lease_id, reused, took_expired)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -277,6 +302,16 @@ export class PoolStore {
          SELECT id FROM events WHERE slug = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
       event.slug,
       EVENTS_KEPT_PER_SLOT,
+    );
+  }
+
+  /** Drops the events of deleted slugs beyond the DELETED_SLUGS_WITH_EVENTS most recently active. */
+  pruneEventsOfDeletedSlugs(): void {
+    this.#sql.exec(
+      `DELETE FROM events WHERE slug IN (
+         SELECT slug FROM events WHERE slug NOT IN (SELECT slug FROM slots)
+         GROUP BY slug ORDER BY max(id) DESC LIMIT -1 OFFSET ?)`,
+      DELETED_SLUGS_WITH_EVENTS,
     );
   }
 

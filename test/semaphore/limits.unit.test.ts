@@ -1,0 +1,106 @@
+// The protocol's limits fit together: the largest answer the Worker can give (the listing of a full
+// pool of the largest slots, a page of the largest events, the listing of every pool) is smaller than
+// what a client reads of one answer. Each record is built at its limits and checked by the schemas.
+import { describe, expect, it } from 'vitest';
+import {
+  eventsAnswerSchema,
+  listAnswerSchema,
+  MAX_ANSWER_BYTES,
+  MAX_DATA_BYTES,
+  MAX_ERASE_MESSAGE_CODE_POINTS,
+  MAX_ERASE_STEP_CODE_POINTS,
+  MAX_EVENTS_LIMIT,
+  MAX_HOLDER_CODE_POINTS,
+  MAX_NOTE_CODE_POINTS,
+  MAX_POOLS,
+  MAX_SLOTS_PER_POOL,
+  poolsAnswerSchema,
+  slotDataSchema,
+} from '../../src/semaphore/protocol.ts';
+
+const LATEST = 8_640_000_000_000_000; // the largest time a Date can hold, in milliseconds
+const HUGE = Number.MAX_SAFE_INTEGER;
+const NAME = `a${'-'.repeat(61)}z`; // 63 characters: the longest pool name or slug
+/** The most UTF-8 bytes a string of `codePoints` allowed characters takes: 4 per code point. */
+const widest = (codePoints: number): string => '😀'.repeat(codePoints);
+
+/** A `data` object of exactly MAX_DATA_BYTES of JSON. */
+function fullData(): Record<string, unknown> {
+  const data = { blob: '' };
+  data.blob = 'x'.repeat(MAX_DATA_BYTES - JSON.stringify(data).length);
+  return data;
+}
+
+const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+function largestSlot() {
+  return {
+    type: NAME,
+    slug: NAME,
+    data: fullData(),
+    leaseState: 'available',
+    holder: widest(MAX_HOLDER_CODE_POINTS),
+    leasedUntil: LATEST,
+    expired: false,
+    generation: HUGE,
+    dirty: false,
+    lastHolder: widest(MAX_HOLDER_CODE_POINTS),
+    lastAcquiredAt: LATEST,
+    lastReleasedAt: LATEST,
+    createdAt: LATEST,
+    updatedAt: LATEST,
+    eraseFailures: HUGE,
+    lastEraseFailure: {
+      step: widest(MAX_ERASE_STEP_CODE_POINTS),
+      message: widest(MAX_ERASE_MESSAGE_CODE_POINTS),
+      at: LATEST,
+    },
+  };
+}
+
+/** The largest event: a force release reporting an erase failure, with a note. */
+function largestEvent() {
+  return {
+    at: LATEST,
+    event: 'force-released',
+    slug: NAME,
+    holder: widest(MAX_HOLDER_CODE_POINTS),
+    generation: HUGE,
+    detail: {
+      clean: false,
+      dirty: true,
+      eraseFailure: {
+        step: widest(MAX_ERASE_STEP_CODE_POINTS),
+        message: widest(MAX_ERASE_MESSAGE_CODE_POINTS),
+      },
+      note: widest(MAX_NOTE_CODE_POINTS),
+    },
+  };
+}
+
+describe('protocol limits', () => {
+  it('build their largest records within the rules', () => {
+    expect(slotDataSchema.safeParse(fullData()).success).toBe(true);
+    expect(bytes(fullData())).toBe(MAX_DATA_BYTES);
+    expect(listAnswerSchema.safeParse({ now: LATEST, resources: [largestSlot()] }).success).toBe(true);
+    expect(eventsAnswerSchema.safeParse({ events: [largestEvent()] }).success).toBe(true);
+  });
+
+  it('keep the listing of a full pool of the largest slots under the answer cap', () => {
+    const answer = { now: LATEST, resources: [] };
+    const size = bytes(answer) + MAX_SLOTS_PER_POOL * (bytes(largestSlot()) + 1);
+    expect(size).toBeLessThan(MAX_ANSWER_BYTES);
+  });
+
+  it('keep a page of the largest events under the answer cap', () => {
+    const size = bytes({ events: [] }) + MAX_EVENTS_LIMIT * (bytes(largestEvent()) + 1);
+    expect(size).toBeLessThan(MAX_ANSWER_BYTES);
+  });
+
+  it('keep the listing of every pool under the answer cap, with room for adds that raced past the limit', () => {
+    const pool = { type: NAME, slots: MAX_SLOTS_PER_POOL, leased: HUGE, expired: HUGE, dirty: HUGE };
+    expect(poolsAnswerSchema.safeParse({ now: LATEST, pools: [pool] }).success).toBe(true);
+    const size = bytes({ now: LATEST, pools: [] }) + MAX_POOLS * (bytes(pool) + 1);
+    expect(size * 10).toBeLessThan(MAX_ANSWER_BYTES);
+  });
+});
