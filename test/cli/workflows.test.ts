@@ -77,11 +77,12 @@ describe('the workflows adopters copy', () => {
     expect(cleanup?.on).toEqual({ pull_request: { types: ['closed'] } });
   });
 
-  it('check out the default branch for cleanup, and give the deploy only what it uses', async () => {
-    const [deploy, , cleanup] = (await load()).map((pair) => pair.depot);
+  it('check out the default branch for cleanup, and give deploy and gc only what they use', async () => {
+    const [deploy, gc, cleanup] = (await load()).map((pair) => pair.depot);
     const checkout = cleanup?.jobs.cleanup?.steps.find((step) => step.uses?.startsWith('actions/checkout'));
     expect(checkout?.with).toEqual({ ref: '${{ github.event.repository.default_branch }}' });
     expect(deploy?.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    expect(gc?.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
     const acquire = deploy?.jobs.deploy?.steps.find((step) => step.with?.command === 'acquire');
     expect(acquire?.with).toMatchObject({ command: 'acquire', comment: true });
   });

@@ -313,6 +313,25 @@ describe('acquire with GitHub', () => {
     }
   });
 
+  it('names the holders whose pull requests closed when no slot is free, and shows the pool', async () => {
+    const pool = 'acq-full';
+    await addSlots(pool, ['full-1', 'full-2']);
+    await moveIn(pool, 'full-1', 'pr-55');
+    await moveIn(pool, 'full-2', 'pr-57');
+    stack.github.pullRequests.set(55, 'closed');
+    stack.github.pullRequests.set(57, 'open');
+    stack.github.pullRequests.set(56, 'open');
+    const run = await acquire(pool, 56, {}, true);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain(
+      '::error::No slot of pool acq-full could be had for pr-56: 2 of 2 are held by live leases. Pull request #55 is closed but still holds a slot: the next gc with a github-token releases it, or run preview-gc cleanup --pr 55 now.',
+    );
+    expect(run.summary).toContain('### Pool after the run');
+    expect(run.summary).toMatch(
+      /\| `full-1` \| leased \| \[pr-55\]\(https:\/\/github\.com\/acme\/shop\/pull\/55\) Change number 55 \(closed\) \| ends in 1 h \|/,
+    );
+  });
+
   it('acquires anyway, with a warning, when GitHub cannot tell', async () => {
     const pool = 'acq-unknown';
     await addSlots(pool, ['unknown-1']);
