@@ -132,23 +132,26 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
 
   const lease = taken.lease;
   const need = await eraseNeededFor(ctx, lease);
-  const slots = need.needed
-    ? await workThroughSlots(ctx, [{ slug: lease.slug }], () =>
-        eraseBeforeHandOver(
-          ctx,
-          {
-            slug: lease.slug,
-            previousHolder: need.previousHolder,
-            reason: need.reason,
-            waitingMs: 0,
-            erase: null,
-          },
-          lease,
-          options.leaseMs,
-          warnings,
-        ),
-      )
-    : [];
+  // A slot the config refuses (a protected name, a template it cannot fill) is never handed over:
+  // the erase path releases it, naming the refusal.
+  const slots =
+    need.needed || ctx.eraser.refusal(lease.slug) !== null
+      ? await workThroughSlots(ctx, [{ slug: lease.slug }], () =>
+          eraseBeforeHandOver(
+            ctx,
+            {
+              slug: lease.slug,
+              previousHolder: need.previousHolder,
+              reason: need.reason,
+              waitingMs: 0,
+              erase: null,
+            },
+            lease,
+            options.leaseMs,
+            warnings,
+          ),
+        )
+      : [];
   const erased = slots[0];
   const expired = lease.tookExpired ? 1 : 0;
   if (erased !== undefined && erased.outcome !== 'erased') {

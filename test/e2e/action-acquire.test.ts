@@ -219,6 +219,19 @@ describe('acquire: erase on acquire', () => {
 });
 
 describe('acquire: a slot that cannot be erased', () => {
+  it('never hands over a slot whose names the config refuses, even a clean one', async () => {
+    const pool = 'acq-refused';
+    // rel-prod-1 matches the protect pattern *-prod*: no call may touch it, and no deploy may use it.
+    await stack.client.add({ type: pool, slug: 'prod-1' });
+    const run = await acquire(pool, 90);
+    expect(run.exitCode).toBe(1);
+    expect(run.outputs.slot).toBeUndefined();
+    expect(run.stdout).toMatch(
+      /::error::No slot was handed over: prod-1 .*refused before any call: .*protect pattern '\*-prod\*'/,
+    );
+    expect(await slotOf(pool, 'prod-1')).toMatchObject({ leaseState: 'available', eraseFailures: 1 });
+  });
+
   it('after two failed erases is avoided by the next acquire and flagged in every summary until an erase works', async () => {
     const pool = 'acq-repair';
     await addSlots(pool, ['rep-1', 'rep-2']);
