@@ -16,7 +16,7 @@ const LOADED_BUT_UNUSED: readonly RegExp[] = [
   // of Node's global fetch; without it, fetch keeps Node's built-in one.
   /\/node_modules\/@actions\/http-client\//,
   // ~100 KiB of Octokit, built (Octokit.plugin(...).defaults(...)) when the module loads: only
-  // getOctokit uses it; preview-gc reads github.context and fetches pull request titles itself.
+  // getOctokit uses it (the action's pull request lookups); a bundle that never calls it leaves it out.
   /\/node_modules\/@actions\/github\/lib\/utils\.js$/,
 ];
 

@@ -1,7 +1,7 @@
 // `npm start`: the whole system on this machine, with no Cloudflare account and no network. Starts the
 // semaphore (workerd) and the Cloudflare API twin on free loopback ports, seeds the demo pool, runs
-// status, gc --dry-run, gc and status through executeSettings (exactly the code the action runs),
-// writes the job summary the action would post, and stops everything.
+// status, three deploys' acquire, gc --dry-run, gc and status through executeSettings (exactly the
+// code the action runs), writes the job summary the action would post, and stops everything.
 // PREVIEW_GC_SUMMARY_PATH moves the summary (the test writes it to a temporary folder).
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -33,6 +33,8 @@ const SLOT_COUNT = 9;
  * default of 3 requests a second (a real account allows 4/s for everything using the token).
  */
 const DEMO_REQUESTS_PER_SECOND = 25;
+/** Pull requests that push during the demo: two get the clean slots, the third a dirty one. */
+const DEPLOYS = [1610, 1611, 1612];
 const started = Date.now();
 const summaryPath = resolve(process.env.PREVIEW_GC_SUMMARY_PATH ?? 'preview-gc-summary.md');
 const controller = new AbortController();
@@ -150,28 +152,40 @@ async function main(): Promise<number> {
       'cloudflare-api-base-url': twin.baseUrl,
       'requests-per-second': String(DEMO_REQUESTS_PER_SECOND),
     };
-    const run = async (command: Command, dryRun: boolean): Promise<RunReport> => {
-      const settings = parseSettings({ ...raw, command, 'dry-run': String(dryRun) });
-      const report = await executeSettings(settings, {
+    const execute = (command: Command, inputs: RawInputs, selectedAs: string): Promise<RunReport> =>
+      executeSettings(parseSettings({ ...raw, ...inputs, command }), {
         signal: controller.signal,
-        progress: progressPrinter(io, 'to reclaim'),
+        progress: progressPrinter(io, selectedAs),
       });
+    const run = async (command: Command, dryRun: boolean): Promise<RunReport> => {
+      const report = await execute(command, { 'dry-run': String(dryRun) }, 'to reclaim');
       say(renderTerminalReport(report, style));
       return report;
     };
 
-    banner('1/4', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
+    banner('1/5', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
     await run('status', false);
     banner(
-      '2/4',
+      '2/5',
+      'preview-gc acquire --pr 1610, 1611, 1612',
+      'Three pull requests push and their deploys ask for a slot. The clean ones go first; the third gets a slot released dirty and erases it before its deploy.',
+    );
+    for (const pullRequest of DEPLOYS) {
+      const report = await execute('acquire', { 'pull-request': String(pullRequest) }, 'acquired');
+      const text = renderTerminalReport(report, style);
+      // The last one tells the story in full; the first two get their headline.
+      say(pullRequest === DEPLOYS.at(-1) ? text : (text.split('\n')[0] ?? ''));
+    }
+    banner(
+      '3/5',
       'preview-gc gc --dry-run',
       'The same code path as a real sweep, with every change replaced by a record.',
     );
     await run('gc', true);
-    banner('3/4', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
+    banner('4/5', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
     const gc = await run('gc', false);
     await writeFile(summaryPath, renderSummary(gc));
-    banner('4/4', 'preview-gc status', 'The pool after the sweep.');
+    banner('5/5', 'preview-gc status', 'The pool after the sweep.');
     const after = await run('status', false);
     say();
     say(bold('The data in the twin after the sweep:'));

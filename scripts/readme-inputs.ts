@@ -108,7 +108,7 @@ export function tokenInputDescription(): string {
   const sometimes = TOKEN_PERMISSIONS.filter((permission) => permission.onlyWhen !== undefined).map(
     (permission) => ` (and ${permission.dashboard} when ${permission.onlyWhen})`,
   );
-  return `Cloudflare API token with ${listed(always.map((permission) => permission.dashboard))}${sometimes.join('')} on the account of the slots. Required for gc and cleanup.`;
+  return `Cloudflare API token with ${listed(always.map((permission) => permission.dashboard))}${sometimes.join('')} on the account of the slots. Required for acquire, gc and cleanup.`;
 }
 
 /** action.yml with the token input's description as permissions.ts says; the rest as it was. */

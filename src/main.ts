@@ -11,6 +11,7 @@ import {
   SettingsError,
 } from './config/settings.ts';
 import type { ProgressEvent } from './gc/context.ts';
+import { type GitHubPullRequests, gitHubForRun } from './github/pull-requests.ts';
 import { safeLogText, visible } from './report/log-text.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
@@ -26,6 +27,8 @@ export interface ActionDependencies extends PublishIO {
   setFailed(message: string): void;
   /** `owner/repo` and the server URL of the run, for pull request links; undefined outside Actions. */
   repository(): RunReport['repository'];
+  /** GitHub's pull requests for the run (a github-token and a repository), or null. */
+  gitHub(githubToken: string | undefined, repository: RunReport['repository']): GitHubPullRequests | null;
   /** Adds pull request titles to the report where a token allows; never fails. */
   labelPullRequests(report: RunReport, githubToken: string | undefined): Promise<RunReport>;
   execute(
@@ -34,6 +37,7 @@ export interface ActionDependencies extends PublishIO {
       signal: AbortSignal;
       progress: (event: ProgressEvent) => void;
       repository: RunReport['repository'];
+      github: GitHubPullRequests | null;
     },
   ): Promise<RunReport>;
 }
@@ -43,7 +47,7 @@ function readActionInputs(): RawInputs {
   const inputs: Record<string, string> = Object.fromEntries(
     INPUT_NAMES.map((name) => [name, core.getInput(name)]),
   );
-  // cleanup's pull request defaults to the one that triggered the run.
+  // acquire's and cleanup's pull request defaults to the one that triggered the run.
   const eventPullRequest = github.context.payload.pull_request?.number;
   if (inputs['pull-request'] === '' && typeof eventPullRequest === 'number') {
     inputs['pull-request'] = String(eventPullRequest);
@@ -71,6 +75,7 @@ export function githubActionDependencies(): ActionDependencies {
         : { serverUrl: process.env.GITHUB_SERVER_URL ?? 'https://github.com', nameWithOwner };
     },
     execute: executeSettings,
+    gitHub: gitHubForRun,
     labelPullRequests: (report, token) =>
       labelPullRequests(report, { token, apiUrl: process.env.GITHUB_API_URL ?? 'https://api.github.com' }),
   };
@@ -82,6 +87,8 @@ function logProgress(info: (message: string) => void): (event: ProgressEvent) =>
     if (event.kind === 'slot-started') info(`[${event.index + 1}/${event.total}] ${visible(event.slug)}…`);
     if (event.kind === 'slot-finished')
       info(`  ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`);
+    if (event.kind === 'waiting-for-slot')
+      info(`No slot can be had yet; asking again in ${Math.round(event.retryInMs / 1000)} s.`);
   };
 }
 
@@ -132,10 +139,12 @@ export async function run(unguarded: ActionDependencies = githubActionDependenci
   });
   try {
     deps.info(`preview-gc ${settings.command}${settings.dryRun ? ' (dry run)' : ''}`);
+    const repository = deps.repository();
     const executed = await deps.execute(settings, {
       signal: controller.signal,
       progress: logProgress(deps.info),
-      repository: deps.repository(),
+      repository,
+      github: deps.gitHub(settings.githubToken, repository),
     });
     // Redacted as data, before the summary escapes it into a spelling the text net would not know.
     const report = redactData(await deps.labelPullRequests(executed, settings.githubToken), redact);

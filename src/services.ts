@@ -2,12 +2,13 @@
 // CLI so both run exactly the same code.
 import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
-import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
+import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
 import { createCloudflareEraser } from './gc/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent } from './gc/context.ts';
 import { describeError } from './gc/lease.ts';
 import { type CommandOptions, failedRunReport, runCommand } from './gc/run-command.ts';
-import type { RunReport } from './report/model.ts';
+import type { GitHubPullRequests } from './github/pull-requests.ts';
+import type { RunReport, SlotResourceNames } from './report/model.ts';
 import { SemaphoreClient } from './semaphore/client.ts';
 
 export interface ExecuteOptions {
@@ -15,6 +16,12 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   progress: (event: ProgressEvent) => void;
   repository?: RunReport['repository'];
+  /**
+   * The pull requests behind holders (the action passes one when it has a github-token); without it,
+   * gc reconciles nothing and acquire cannot tell a closed pull request. Passed in, so the CLI's
+   * bundle does not carry a GitHub client it never uses.
+   */
+  github?: GitHubPullRequests | null;
   /** The transport of each client, where a caller (a test) watches or shapes requests; global fetch otherwise. */
   fetch?: { semaphore?: typeof fetch; cloudflare?: typeof fetch };
   /** Where the run was started, for the advice in messages; a workflow step (the action) by default. */
@@ -33,7 +40,7 @@ export function createSemaphoreClient(
   });
 }
 
-function commandOptions(settings: Settings, deadlineAt: number): CommandOptions {
+function commandOptions(settings: Settings, deadlineAt: number, config: SlotConfig | null): CommandOptions {
   return {
     command: settings.command,
     dryRun: settings.dryRun,
@@ -42,6 +49,22 @@ function commandOptions(settings: Settings, deadlineAt: number): CommandOptions 
     leaseMs: settings.gcLeaseMinutes * 60_000,
     deadlineAt,
     pullRequest: settings.pullRequest,
+    pullRequestLeaseMs: settings.leaseMinutes * 60_000,
+    waitMs: settings.waitMinutes * 60_000,
+    comment: settings.comment,
+    resourcesOf: (slug) => resourceNamesOf(config, slug),
+  };
+}
+
+/** The slot's resource names by kind, the `resources` output of acquire. */
+function resourceNamesOf(config: SlotConfig | null, slug: string): SlotResourceNames {
+  if (config === null) return { workers: [], d1: [], kv: [], r2: [] };
+  const resources = resourcesForSlot(config, slug);
+  return {
+    workers: resources.workers.map((worker) => worker.name),
+    d1: resources.d1.map((database) => database.name),
+    kv: resources.kv.map((namespace) => namespace.title),
+    r2: resources.r2.map((bucket) => bucket.bucket),
   };
 }
 
@@ -75,7 +98,9 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     };
   }
   const pool = settings.pool ?? config?.pool ?? '';
-  const deadlineAt = startedAt + settings.deadlineMinutes * 60_000;
+  // acquire may wait for a slot first; its erase gets the whole deadline after that wait.
+  const waitMinutes = settings.command === 'acquire' ? settings.waitMinutes : 0;
+  const deadlineAt = startedAt + (waitMinutes + settings.deadlineMinutes) * 60_000;
   const cloudflareFetch = options.fetch?.cloudflare;
   const cloudflare =
     config === null || settings.command === 'status'
@@ -101,8 +126,9 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     signal: options.signal,
     progress: options.progress,
     now: Date.now,
+    github: options.github,
   };
-  return { ...(await runCommand(ctx, commandOptions(settings, deadlineAt))), ...repository };
+  return { ...(await runCommand(ctx, commandOptions(settings, deadlineAt, config))), ...repository };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

@@ -18,10 +18,16 @@ const ENV_OF_INPUT = SECRET_OF_INPUT;
 
 /**
  * Inputs the CLI has no flag for: `command` is the subcommand, the tokens come only from the
- * environment (a flag would land in shell history and process lists), and `github-token` only links
- * holders in the job summary, which a terminal does not show.
+ * environment (a flag would land in shell history and process lists), and `github-token` (and the
+ * pull request `comment` that needs it) belong to a workflow run, not a terminal.
  */
-export const INPUTS_WITHOUT_FLAG = ['command', 'semaphore-token', 'cloudflare-api-token', 'github-token'];
+export const INPUTS_WITHOUT_FLAG = [
+  'command',
+  'semaphore-token',
+  'cloudflare-api-token',
+  'github-token',
+  'comment',
+];
 
 export const SEMAPHORE_ENV = ['SEMAPHORE_URL', 'SEMAPHORE_TOKEN'] as const;
 const CLOUDFLARE_ENV = ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_ACCOUNT_ID', 'CLOUDFLARE_API_BASE_URL'] as const;

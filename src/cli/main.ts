@@ -6,6 +6,7 @@ import { semaphoreRefusedToken } from '../config/run-place.ts';
 import { SettingsError } from '../config/settings.ts';
 import { visible } from '../report/log-text.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
+import { acquireCommand } from './acquire.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';
 import { commandHelp, groupHelp, PROGRAM } from './help.ts';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   statusCommand,
   gcCommand,
   cleanupCommand,
+  acquireCommand,
   releaseCommand,
   ...SLOTS_COMMANDS,
 ];
@@ -38,7 +40,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 const ENVIRONMENT_FOOTER = [
   'Environment (the same secrets the workflows use):',
   '  SEMAPHORE_URL, SEMAPHORE_TOKEN               every command',
-  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc and cleanup; slots add and sync check resources with them',
+  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc, cleanup and acquire; slots add and sync check resources with them',
   '  CLOUDFLARE_API_BASE_URL                      only to point at a test double',
   '  NO_COLOR                                     plain output on a terminal too',
   '',

@@ -34,6 +34,11 @@ export function progressPrinter(
         io.errRaw(`${io.errIsTTY ? '\r\u001b[K' : ''}${line}\n`);
         return;
       }
+      case 'waiting-for-slot':
+        io.err(
+          paint(style, 'dim', `No slot can be had yet; asking again in ${formatDuration(event.retryInMs)}.`),
+        );
+        return;
     }
   };
 }

@@ -11,7 +11,9 @@
 // - 5xx, 408, network errors and timeouts: retried with jittered exponential backoff;
 // - at most `maxAttempts` attempts per call, 429s included;
 // - a run deadline: no attempt starts after it, and no wait runs past it;
-// - an AbortSignal: aborts waits and in-flight attempts (`aborted`).
+// - an AbortSignal: aborts waits and in-flight attempts (`aborted`);
+// - a request guard (optional, set per erase): runs before every attempt, so a long step can renew
+//   its lease inside itself; whatever the guard throws stops the call before it is sent.
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { CloudflareCallError } from './call-error.ts';
 
@@ -84,6 +86,7 @@ export class Pacer {
   private rateLimited = 0;
   private retries = 0;
   private waitedMs = 0;
+  private requestGuard: (() => Promise<void>) | undefined;
 
   constructor(options: PacerOptions = {}) {
     this.budget = options.budget ?? 600;
@@ -110,12 +113,24 @@ export class Pacer {
   }
 
   /**
+   * Runs `guard` before every attempt until the returned function is called (one erase at a time
+   * holds a lease, so one guard at a time).
+   */
+  guardRequests(guard: () => Promise<void>): () => void {
+    this.requestGuard = guard;
+    return () => {
+      if (this.requestGuard === guard) this.requestGuard = undefined;
+    };
+  }
+
+  /**
    * Runs `attempt` (one HTTP request) until it succeeds or the failure is final. `attempt` must
    * throw CloudflareCallError for failures the pacer should judge; anything else is a bug and is
    * rethrown untouched.
    */
   async call<T>(kind: string, attempt: (context: AttemptContext) => Promise<T>): Promise<T> {
     for (let attemptNumber = 1; ; attemptNumber++) {
+      await this.requestGuard?.();
       await this.admit(kind);
       if (attemptNumber > 1) this.retries++;
       try {

@@ -2,10 +2,13 @@
 // into one typed Settings object. Nothing downstream reads raw inputs again.
 import * as z from 'zod';
 
-export const COMMANDS = ['gc', 'cleanup', 'status'] as const;
+export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const OFFICIAL_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
+
+/** acquire's lease: two days (see `lease-minutes` below). */
+export const DEFAULT_LEASE_MINUTES = 2_880;
 
 /** Raw values by input name (`semaphore-url`, …); `undefined` or '' means "not given". */
 export type RawInputs = Readonly<Record<string, string | undefined>>;
@@ -32,6 +35,12 @@ export interface Settings {
   reclaimDirty: boolean;
   pullRequest: number | undefined;
   githubToken: string | undefined;
+  /** acquire: how long the pull request keeps its slot without a new push. */
+  leaseMinutes: number;
+  /** acquire: how long to wait for a free slot; 0 fails at once. */
+  waitMinutes: number;
+  /** acquire: keep one comment on the pull request saying which slot it has. */
+  comment: boolean;
 }
 
 export class SettingsError extends Error {
@@ -168,6 +177,12 @@ const inputSchema = z.object({
   'reclaim-dirty': optionalWithDefault('true', strictBoolean),
   'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
   'github-token': trimmed.pipe(token.optional()),
+  // Two days: a preview must outlive the review round trip (a push today, a review tomorrow in
+  // another time zone), while a pull request nobody pushed to for two days gives its slot back to
+  // a small pool. Closed pull requests do not wait for it: cleanup and gc release them at once.
+  'lease-minutes': optionalWithDefault(String(DEFAULT_LEASE_MINUTES), integerIn(60, 43_200)),
+  'wait-minutes': optionalWithDefault('0', integerIn(0, 360)),
+  comment: optionalWithDefault('false', strictBoolean),
 });
 
 export const INPUT_NAMES = Object.keys(inputSchema.shape);
@@ -177,7 +192,7 @@ function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): strin
   const given = (name: string) => (raw[name] ?? '').trim() !== '';
   const command = given('command') ? (raw.command ?? '').trim() : 'gc';
   const problems: string[] = [];
-  if (command === 'gc' || command === 'cleanup') {
+  if (command === 'gc' || command === 'cleanup' || command === 'acquire') {
     if (!given('cloudflare-api-token')) {
       problems.push(
         `${describe('cloudflare-api-token')} is required for '${command}': a Cloudflare API token with the permissions the README lists`,
@@ -189,12 +204,38 @@ function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): strin
       );
     }
   }
-  if (command === 'cleanup' && !given('pull-request')) {
+  if ((command === 'cleanup' || command === 'acquire') && !given('pull-request')) {
     problems.push(
-      `${describe('pull-request')} is required for 'cleanup': run it on a pull_request event or set the number`,
+      `${describe('pull-request')} is required for '${command}': run it on a pull_request event or set the number`,
+    );
+  }
+  if (command === 'acquire' && given('dry-run') && TRUE_WORDS.has((raw['dry-run'] ?? '').trim())) {
+    problems.push(
+      `${describe('dry-run')} is not available for 'acquire': an acquire that takes no slot has nothing to hand over; run 'status' to see the pool`,
     );
   }
   return problems;
+}
+
+/**
+ * The lease a run erases under must outlast the run: the pacer starts no Cloudflare request after
+ * the deadline, so a step still running then ends well inside a lease taken after the run started,
+ * even when no renew gets through. (Steps also renew the lease inside themselves: src/gc/lease-fence.ts.)
+ */
+function leaseOutlastsRun(inputs: z.output<typeof inputSchema>, describe: DescribeInput): string[] {
+  const deadline = inputs['deadline-minutes'];
+  if (inputs.command === 'acquire') {
+    const window = inputs['wait-minutes'] + deadline;
+    return window < inputs['lease-minutes']
+      ? []
+      : [
+          `${describe('lease-minutes')} (${inputs['lease-minutes']}) must be longer than ${describe('wait-minutes')} plus ${describe('deadline-minutes')} (${window}): the erase before the deploy runs under the pull request's lease, which must not run out first`,
+        ];
+  }
+  if (inputs.command === 'status' || deadline < inputs['gc-lease-minutes']) return [];
+  return [
+    `${describe('deadline-minutes')} (${deadline}) must be less than ${describe('gc-lease-minutes')} (${inputs['gc-lease-minutes']}): a step still running at the deadline must end inside the GC's lease; raise gc-lease-minutes or lower deadline-minutes`,
+  ];
 }
 
 /**
@@ -205,7 +246,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
   const parsed = inputSchema.safeParse(raw);
   const problems = [
     ...(parsed.success
-      ? []
+      ? leaseOutlastsRun(parsed.data, describe)
       : parsed.error.issues.map((issue) => `${describe(String(issue.path[0]))} ${issue.message}`)),
     ...commandSpecificProblems(raw, describe),
   ];
@@ -232,6 +273,9 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     reclaimDirty: inputs['reclaim-dirty'],
     pullRequest: inputs['pull-request'],
     githubToken: inputs['github-token'],
+    leaseMinutes: inputs['lease-minutes'],
+    waitMinutes: inputs['wait-minutes'],
+    comment: inputs.comment,
   };
 }
 

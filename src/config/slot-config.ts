@@ -594,8 +594,8 @@ export async function loadSlotConfig(
 
 const SLOT_SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
 
-/** What `{n}` stands for: the last run of digits in the slug. */
-function lastNumberOf(slug: string): string | undefined {
+/** The number in a slot's name, what `{n}` expands to: the last run of digits (`preview-3` → `3`). */
+export function slotNumberOf(slug: string): string | undefined {
   return /(\d+)(?!.*\d)/.exec(slug)?.[1];
 }
 
@@ -636,7 +636,7 @@ export function resourcesForSlot(config: SlotConfig, slug: string): SlotResource
       },
     ]);
   }
-  const number = lastNumberOf(slug);
+  const number = slotNumberOf(slug);
   const problems: ConfigProblem[] = [];
   const protectedNames: ConfigProblem[] = [];
   const name = (template: string, path: string): string => {
@@ -710,7 +710,7 @@ interface SlotName extends NameTemplate {
 /** The names slot `slug` maps to; a template it cannot expand is left out (resourcesForSlot refuses it). */
 function namesOfSlot(config: SlotConfig, slug: string): SlotName[] {
   if (!SLOT_SLUG.test(slug)) return [];
-  const number = lastNumberOf(slug);
+  const number = slotNumberOf(slug);
   return nameTemplatesOf(config.resources).flatMap((template) => {
     const expanded = expand(template.template, slug, number, template.path);
     return 'name' in expanded ? [{ ...template, slot: slug, name: expanded.name }] : [];

@@ -3,7 +3,7 @@
 
 import { describeCredentialProblem } from '../cloudflare/credentials.ts';
 import type { EraseResult } from '../cloudflare/erase.ts';
-import type { StepResult } from '../cloudflare/erase-step.ts';
+import { StepError, type StepFailureReason, type StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import { permissionOf, type TokenPermission } from '../cloudflare/permissions.ts';
 import type { RunPlace } from '../config/run-place.ts';
@@ -68,6 +68,34 @@ function nextStepFor(step: StepResult, configPath: string, place: RunPlace): str
   }
 }
 
+const LEASE_LOST_MID_STEP = 'stopped mid-step: the lease could not be proven before the next request';
+
+/**
+ * Failures the next erase of the slot would meet again: the ones a person must fix. Rate limits, the
+ * budget, the deadline, a signal, a lost lease and the network are not the slot's fault.
+ */
+const UNERASABLE: ReadonlySet<StepFailureReason> = new Set([
+  'api',
+  'invalid-answer',
+  'missing',
+  'refused',
+  'internal',
+]);
+
+/** The failed step as the semaphore keeps it for "needs repair": which step, what it said, the fix. */
+function failedStepOf(
+  step: StepResult,
+  configPath: string,
+  place: RunPlace,
+): { step: string; message: string } {
+  const fix = nextStepFor(step, configPath, place);
+  const message = visible(step.failure?.message ?? step.summary);
+  return {
+    step: `${step.kind} '${step.resource}'`,
+    message: fix === undefined ? message : `${message}. Fix: ${fix}`,
+  };
+}
+
 function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace): EraseOutcome {
   const failedStep = result.steps.find((step) => step.status === 'failed');
   const outcome: EraseOutcome = {
@@ -84,11 +112,15 @@ function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace
   };
   if (failedStep?.failure === undefined) return outcome;
   const nextStep = nextStepFor(failedStep, configPath, place);
+  const unerasable = result.steps.find(
+    (step) => step.failure !== undefined && UNERASABLE.has(step.failure.reason),
+  );
   return {
     ...outcome,
     // The API's message is the server's text: one line, its control characters spelled out.
     problem: `${failedStep.kind} '${failedStep.resource}': ${visible(failedStep.failure.message)}`,
     ...(nextStep === undefined ? {} : { nextStep }),
+    ...(unerasable === undefined ? {} : { failedStep: failedStepOf(unerasable, configPath, place) }),
   };
 }
 
@@ -126,17 +158,27 @@ export function createCloudflareEraser(
       }
       return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
-    async erase({ slug, fence, dryRun }) {
+    async erase({ slug, fence, fenceWithinStep, dryRun }) {
       const { account, resolver, eraseSlot } = await connection();
-      const result = await eraseSlot({
-        account,
-        resolver,
-        resources: resourcesForSlot(config, slug),
-        fence,
-        dryRun,
-        signal: options.signal,
-      });
-      return toEraseOutcome(result, config.file, options.place);
+      const stopGuarding =
+        fenceWithinStep === undefined
+          ? () => {}
+          : pacer.guardRequests(async () => {
+              if (!(await fenceWithinStep())) throw new StepError('fence', LEASE_LOST_MID_STEP);
+            });
+      try {
+        const result = await eraseSlot({
+          account,
+          resolver,
+          resources: resourcesForSlot(config, slug),
+          fence,
+          dryRun,
+          signal: options.signal,
+        });
+        return toEraseOutcome(result, config.file, options.place);
+      } finally {
+        stopGuarding();
+      }
     },
     checkCredentials() {
       credentials ??= connection().then(async ({ account, resolver, checkCredentials }) => {

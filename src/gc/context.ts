@@ -1,5 +1,6 @@
-// What the commands (gc, cleanup, status) are given: clients and knobs, all passed in, none global.
+// What the commands (gc, cleanup, status, acquire) are given: clients and knobs, all passed in, none global.
 import type { RunPlace } from '../config/run-place.ts';
+import type { GitHubPullRequests } from '../github/pull-requests.ts';
 import { plural } from '../report/format.ts';
 import type { ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
@@ -9,6 +10,11 @@ export interface EraseRequest {
   slug: string;
   /** Renews the run's lease; false means someone forced the slot away and the erase must stop. */
   fence: () => Promise<boolean>;
+  /**
+   * Asked before every Cloudflare request inside a step; renews the lease when it is due. False
+   * means the lease can no longer be proven and the step must stop before its next request.
+   */
+  fenceWithinStep?: () => Promise<boolean>;
   dryRun: boolean;
 }
 
@@ -21,6 +27,12 @@ export interface EraseOutcome {
   problem?: string;
   /** The exact next step for a person, when the erase cannot heal itself next sweep. */
   nextStep?: string;
+  /**
+   * The step that could not erase its resource, for a reason the next attempt would meet again (not
+   * a rate limit, the budget, a lost lease or the network). A dirty release reports it to the
+   * semaphore, which counts such failures in a row to flag a slot that needs repair.
+   */
+  failedStep?: { step: string; message: string };
 }
 
 export interface SlotEraser {
@@ -42,7 +54,9 @@ export interface SlotEraser {
 export type ProgressEvent =
   | { kind: 'listed'; slots: number; selected: number }
   | { kind: 'slot-started'; slug: string; index: number; total: number }
-  | { kind: 'slot-finished'; slug: string; outcome: string; durationMs: number };
+  | { kind: 'slot-finished'; slug: string; outcome: string; durationMs: number }
+  /** acquire: no slot could be had; asking again after `retryInMs`. */
+  | { kind: 'waiting-for-slot'; attempt: number; retryInMs: number };
 
 export interface CommandContext {
   pool: string;
@@ -59,6 +73,11 @@ export interface CommandContext {
   signal: AbortSignal;
   progress: (event: ProgressEvent) => void;
   now: () => number;
+  /**
+   * The pull requests behind `pr-<n>` holders. null: the action has no `github-token` (or no
+   * repository), which its summary mentions; undefined: the CLI, which never reads pull requests.
+   */
+  github: GitHubPullRequests | null | undefined;
 }
 
 export const GC_HOLDER = 'gc';
@@ -73,6 +92,8 @@ export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow
     dirty: slot.dirty,
     generation: slot.generation,
     lastHolder: slot.lastHolder,
+    eraseFailures: slot.eraseFailures,
+    lastEraseFailure: slot.lastEraseFailure,
   }));
 }
 

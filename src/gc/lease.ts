@@ -1,10 +1,15 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
-import { ConfigError } from '../config/slot-config.ts';
-import { visible } from '../report/log-text.ts';
 import type { SlotReport } from '../report/model.ts';
 import { shellCommand } from '../report/shell.ts';
-import type { Lease } from '../semaphore/protocol.ts';
-import type { CommandContext, EraseOutcome } from './context.ts';
+import {
+  type EraseFailure,
+  type Lease,
+  MAX_ERASE_MESSAGE_CODE_POINTS,
+  MAX_ERASE_STEP_CODE_POINTS,
+} from '../semaphore/protocol.ts';
+import type { CommandContext, EraseOutcome, EraseRequest } from './context.ts';
+import { describeError } from './describe-error.ts';
+import { LeaseFence } from './lease-fence.ts';
 
 /** A slot report before its outcome and its timing are known. */
 export type ReportBase = Omit<SlotReport, 'outcome' | 'durationMs'>;
@@ -17,55 +22,24 @@ export type OutcomeOfErase = (erase: EraseOutcome) => Pick<SlotReport, 'outcome'
 export const UNPASTABLE_NEXT_STEP =
   "No command is shown: the semaphore sent a slot name or lease id that is not safe to paste into a shell. Check the slot with 'preview-gc status'; its lease runs out by itself and the next sweep picks it up.";
 
-/**
- * An error as one line of a report. A config error is ours and lists its problems a line each;
- * anything else may carry a server's words (an error message, an echoed value), so its newlines and
- * control characters are spelled out rather than starting lines of their own.
- */
-export function describeError(error: unknown): string {
-  if (error instanceof ConfigError) return error.message;
-  return visible(error instanceof Error ? error.message : String(error));
-}
+export { describeError };
 
 /**
- * Runs an erase under the lease. The fence renews the lease before every destructive step after the
- * first (the acquire itself fences that one); a `null` renew means someone forced the slot away. A
- * renew that errors also stops the erase (we can no longer prove we hold the slot), and is reported
- * as a failure rather than as someone else's lease.
+ * Runs an erase under the lease, fenced between steps and inside them (see LeaseFence). A renew
+ * answering that the lease is gone stops the erase as `fenced` (someone forced the slot away); a
+ * renew that errors also stops it (we can no longer prove we hold the slot), reported as a failure
+ * rather than as someone else's lease.
  */
 export async function runFencedErase(
   ctx: CommandContext,
   lease: Lease,
   leaseMs: number,
-  erase: (fence: () => Promise<boolean>) => Promise<EraseOutcome>,
+  erase: (fences: Pick<EraseRequest, 'fence' | 'fenceWithinStep'>) => Promise<EraseOutcome>,
 ): Promise<EraseOutcome> {
-  let renewProblem: string | undefined;
-  // The acquire that handed over this lease proved it a moment ago, with a full lease ahead: the
-  // first step needs no renew of its own. Every later step renews first.
-  let justAcquired = true;
-  const fence = async (): Promise<boolean> => {
-    if (justAcquired) {
-      justAcquired = false;
-      return true;
-    }
-    try {
-      const renewed = await ctx.semaphore.renew({
-        type: ctx.pool,
-        slug: lease.slug,
-        leaseId: lease.leaseId,
-        leaseMs,
-      });
-      return renewed !== null;
-    } catch (error) {
-      renewProblem = `could not renew the lease before the next step, so the erase stopped: ${describeError(error)}`;
-      return false;
-    }
-  };
+  const fence = new LeaseFence(ctx, lease, leaseMs);
+  let outcome: EraseOutcome;
   try {
-    const outcome = await erase(fence);
-    return renewProblem !== undefined && outcome.status === 'fenced'
-      ? { ...outcome, status: 'failed', problem: renewProblem }
-      : outcome;
+    outcome = await erase({ fence: fence.beforeStep, fenceWithinStep: fence.withinStep });
   } catch (error) {
     return {
       status: ctx.signal.aborted ? 'aborted' : 'failed',
@@ -74,6 +48,11 @@ export async function runFencedErase(
       problem: `the erase stopped: ${describeError(error)}`,
     };
   }
+  if (outcome.status !== 'fenced' && outcome.status !== 'failed') return outcome;
+  if (fence.problem !== undefined) return { ...outcome, status: 'failed', problem: fence.problem };
+  // A step stopped mid-way by a renew that found the lease gone reports a failed step; it is the
+  // same event as a fence between steps.
+  return fence.lost ? { ...outcome, status: 'fenced' } : outcome;
 }
 
 /**
@@ -92,14 +71,17 @@ export async function releaseHeldLease(
     erase: { status: erase.status, steps: erase.steps, requests: erase.requests },
   };
   const clean = erase.status === 'complete';
+  const eraseFailure = clean ? undefined : eraseFailureOf(erase);
   try {
     const answer = await ctx.semaphore.release({
       type: ctx.pool,
       slug: lease.slug,
       leaseId: lease.leaseId,
       clean,
+      ...(eraseFailure === undefined ? {} : { eraseFailure }),
     });
-    if (!answer.released && (await leaseWasLost(ctx, lease, clean))) {
+    // A fenced erase already knows the lease is gone (a renew said so); its own outcome says why.
+    if (!answer.released && erase.status !== 'fenced' && (await leaseWasLost(ctx, lease, clean))) {
       return {
         ...withErase,
         outcome: 'skipped',
@@ -118,6 +100,29 @@ export async function releaseHeldLease(
     };
   }
   return { ...withErase, ...outcomeOf(erase) };
+}
+
+/**
+ * What the semaphore keeps of a failed erase (one more failure in a row of this slot), as its
+ * protocol accepts it: no control characters (messages come from Cloudflare), within the lengths.
+ */
+export function eraseFailureOf(erase: EraseOutcome): EraseFailure | undefined {
+  if (erase.failedStep === undefined) return undefined;
+  return {
+    step: plainText(erase.failedStep.step, MAX_ERASE_STEP_CODE_POINTS),
+    message: plainText(erase.failedStep.message, MAX_ERASE_MESSAGE_CODE_POINTS),
+  };
+}
+
+function plainText(text: string, max: number): string {
+  const visible = [
+    ...text
+      .toWellFormed()
+      .replace(/\p{Cc}+/gu, ' ')
+      .trim(),
+  ];
+  if (visible.length === 0) return 'failed';
+  return visible.length <= max ? visible.join('') : `${visible.slice(0, max - 1).join('')}…`;
 }
 
 /**
@@ -143,8 +148,8 @@ export async function eraseThenRelease(
   leaseMs: number,
   outcomeOf: OutcomeOfErase,
 ): Promise<UntimedSlotReport> {
-  const erase = await runFencedErase(ctx, lease, leaseMs, (fence) =>
-    ctx.eraser.erase({ slug: lease.slug, fence, dryRun: false }),
+  const erase = await runFencedErase(ctx, lease, leaseMs, (fences) =>
+    ctx.eraser.erase({ slug: lease.slug, ...fences, dryRun: false }),
   );
   return releaseHeldLease(ctx, { ...base, generation: lease.generation }, lease, erase, outcomeOf);
 }

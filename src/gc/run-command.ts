@@ -2,7 +2,8 @@
 // could not start or stopped half-way: the summary is written from it either way.
 import { semaphoreRefusedToken } from '../config/run-place.ts';
 import type { Command } from '../config/settings.ts';
-import type { RunReport } from '../report/model.ts';
+import type { RunReport, SlotResourceNames } from '../report/model.ts';
+import { runAcquire } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
 import { describeError } from './lease.ts';
@@ -17,6 +18,12 @@ export interface CommandOptions {
   leaseMs: number;
   deadlineAt: number;
   pullRequest: number | undefined;
+  /** acquire: the pull request's lease, the wait for a free slot, the sticky comment. */
+  pullRequestLeaseMs: number;
+  waitMs: number;
+  comment: boolean;
+  /** acquire: the slot's resource names, from the slot config. */
+  resourcesOf: (slug: string) => SlotResourceNames;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -34,6 +41,15 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
       });
     case 'status':
       return runStatus(ctx);
+    case 'acquire':
+      if (options.pullRequest === undefined) throw new Error('acquire needs the pull request number');
+      return runAcquire(ctx, {
+        pullRequest: options.pullRequest,
+        leaseMs: options.pullRequestLeaseMs,
+        waitMs: options.waitMs,
+        comment: options.comment,
+        resourcesOf: options.resourcesOf,
+      });
   }
 }
 

@@ -2,7 +2,7 @@
 // lease taken here is released in a `finally`, whatever the erase did.
 import { randomUUID } from 'node:crypto';
 import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
-import type { Lease } from '../semaphore/protocol.ts';
+import type { Lease, Slot } from '../semaphore/protocol.ts';
 import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
 import {
   describeError,
@@ -12,6 +12,12 @@ import {
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
+import { pullRequestLabels } from './pull-request-holders.ts';
+import {
+  type ClosedPullRequestSlot,
+  endClosedPullRequestLease,
+  findClosedPullRequestSlots,
+} from './reconcile.ts';
 import { type SelectedSlot, selectSlots } from './select.ts';
 
 export interface GcOptions {
@@ -44,8 +50,18 @@ const gcOutcomeOf: OutcomeOfErase = (erase) => {
   }
 };
 
-function previousHolderOf(candidate: SelectedSlot): string | null {
-  return candidate.reason === 'expired' ? candidate.slot.holder : candidate.slot.lastHolder;
+/** A slot this run works on: gc's selection, or a closed pull request's slot found by reconcile. */
+type Candidate =
+  | (SelectedSlot & { closed?: undefined })
+  | {
+      slot: Slot;
+      reason: 'closed-pr';
+      waitingMs: 0;
+      closed: ClosedPullRequestSlot;
+    };
+
+function previousHolderOf(candidate: Candidate): string | null {
+  return candidate.reason === 'dirty' ? candidate.slot.lastHolder : candidate.slot.holder;
 }
 
 async function dryRunSlot(ctx: CommandContext, base: ReportBase): Promise<UntimedSlotReport> {
@@ -65,9 +81,71 @@ async function acquire(ctx: CommandContext, slug: string, leaseMs: number): Prom
   });
 }
 
+/**
+ * Ends a closed pull request's lease, only while it is still the one gc read. Null when it ended;
+ * otherwise the slot's report (left alone, or the release failed).
+ */
+async function endClosedLease(
+  ctx: CommandContext,
+  closed: ClosedPullRequestSlot,
+  base: ReportBase,
+): Promise<UntimedSlotReport | null> {
+  try {
+    const end = await endClosedPullRequestLease(ctx, closed);
+    if (end.ended) return null;
+    return {
+      ...base,
+      outcome: 'skipped',
+      problem: `${closed.holder} no longer holds it at generation ${closed.slot.generation} (now ${end.holder ?? 'nobody'}, generation ${end.generation}); nothing was released`,
+    };
+  } catch (error) {
+    return {
+      ...base,
+      outcome: 'release-failed',
+      problem: `the lease of closed pull request #${closed.pullRequest} could not be released: ${describeError(error)}; the next sweep tries again`,
+    };
+  }
+}
+
+/** The lease gc erases under; a slot's report instead when there is none to take. */
+async function takeLease(
+  ctx: CommandContext,
+  candidate: Candidate,
+  base: ReportBase,
+  leaseMs: number,
+): Promise<Lease | UntimedSlotReport> {
+  const ended = candidate.closed === undefined ? null : await endClosedLease(ctx, candidate.closed, base);
+  if (ended !== null) return ended;
+  try {
+    const lease = await acquire(ctx, base.slug, leaseMs);
+    if (lease !== null) return lease;
+    return candidate.closed === undefined
+      ? { ...base, outcome: 'skipped', problem: 're-leased since the listing' }
+      : {
+          ...base,
+          outcome: 'released',
+          problem: 'released; someone took the slot as soon as it was free, and erases it on entry',
+        };
+  } catch (error) {
+    return candidate.closed === undefined
+      ? {
+          ...base,
+          outcome: 'acquire-failed',
+          problem: `acquire failed, the slot was not touched: ${describeError(error)}`,
+          nextStep:
+            'preview-gc status   # check that the semaphore answers; the next sweep retries this slot',
+        }
+      : {
+          ...base,
+          outcome: 'released',
+          problem: `released dirty; gc could not take it to erase (${describeError(error)}), so the next sweep or acquirer erases it`,
+        };
+  }
+}
+
 async function reclaimSlot(
   ctx: CommandContext,
-  candidate: SelectedSlot,
+  candidate: Candidate,
   options: GcOptions,
   poolSlugs: readonly string[],
 ): Promise<UntimedSlotReport> {
@@ -98,19 +176,9 @@ async function reclaimSlot(
   }
   if (options.dryRun) return dryRunSlot(ctx, base);
 
-  let lease: Lease | null;
-  try {
-    lease = await acquire(ctx, base.slug, options.leaseMs);
-  } catch (error) {
-    return {
-      ...base,
-      outcome: 'acquire-failed',
-      problem: `acquire failed, the slot was not touched: ${describeError(error)}`,
-      nextStep: 'preview-gc status   # check that the semaphore answers; the next sweep retries this slot',
-    };
-  }
-  if (lease === null) return { ...base, outcome: 'skipped', problem: 're-leased since the listing' };
-  return eraseThenRelease(ctx, base, lease, options.leaseMs, gcOutcomeOf);
+  const taken = await takeLease(ctx, candidate, base, options.leaseMs);
+  if (!('leaseId' in taken)) return taken;
+  return eraseThenRelease(ctx, base, taken, options.leaseMs, gcOutcomeOf);
 }
 
 export async function runGc(
@@ -118,32 +186,47 @@ export async function runGc(
   options: GcOptions,
 ): Promise<Omit<RunReport, 'startedAt' | 'durationMs'>> {
   const listing = await ctx.semaphore.list(ctx.pool);
-  const selection = selectSlots(listing, options);
-  ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: selection.selected.length });
+  const warnings: string[] = [];
+  const closed =
+    listing.resources.length === 0 ? [] : await findClosedPullRequestSlots(ctx, listing, warnings);
+  const selection = selectSlots(listing, {
+    reclaimDirty: options.reclaimDirty,
+    maxSlots: Math.max(0, options.maxSlots - closed.length),
+  });
+  const candidates: (Candidate & { slug: string })[] = [
+    ...closed.slice(0, options.maxSlots).map((found) => ({
+      slot: found.slot,
+      reason: 'closed-pr' as const,
+      waitingMs: 0 as const,
+      closed: found,
+      slug: found.slot.slug,
+    })),
+    ...selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug })),
+  ];
+  ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: candidates.length });
   const report = (slots: SlotReport[], problems: string[], poolAfter: PoolRow[] | null) => ({
     command: 'gc' as const,
     dryRun: options.dryRun,
     pool: ctx.pool,
     problems,
-    leftForNextRun: selection.leftForNextRun,
+    warnings,
+    leftForNextRun: selection.leftForNextRun + Math.max(0, closed.length - options.maxSlots),
     expired: selection.expiredCount,
     slots,
     poolAfter,
     semaphoreRequests: ctx.semaphore.requestCount,
     cloudflare: ctx.cloudflareUsage(),
+    ...pullRequestLabels(ctx),
   });
   // Before any slot is touched: a pool with no slots, or credentials Cloudflare refuses, fail the run
   // once, rather than every sweep succeeding at nothing or every slot failing alike.
   if (listing.resources.length === 0) return report([], [await emptyPoolProblem(ctx)], poolRowsOf(listing));
   // Only when some slot will be erased: a slot refused by the config gets no Cloudflare call at all.
   const poolSlugs = listing.resources.map((slot) => slot.slug);
-  const erasing = selection.selected.some(
-    (candidate) => ctx.eraser.refusal(candidate.slot.slug, poolSlugs) === null,
-  );
+  const erasing = candidates.some((candidate) => ctx.eraser.refusal(candidate.slug, poolSlugs) === null);
   const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
-  const candidates = selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug }));
   const slots = await workThroughSlots(ctx, candidates, (candidate) =>
     reclaimSlot(ctx, candidate, options, poolSlugs),
   );

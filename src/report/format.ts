@@ -1,4 +1,5 @@
 // Formatting shared by the job summary and the terminal output.
+import type { SlotResourceNames } from './model.ts';
 
 /** "950 ms", "12 s", "4 min", "3 h 20 min", "2 d 5 h": coarse on purpose, a person reads it. */
 export function formatDuration(ms: number): string {
@@ -30,4 +31,30 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function pullRequestOf(holder: string | null): number | null {
   const match = holder === null ? null : /^pr-(\d{1,10})$/.exec(holder);
   return match ? Number(match[1]) : null;
+}
+
+/** 2026-12-03 10:00 UTC: an ISO time as a person reads it in a summary or comment. */
+export function readableUtc(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** How the pull request came to have its slot, for the acquire headline. */
+export function howAcquired(slot: { wasDirty: boolean; reused: boolean }): string {
+  if (slot.wasDirty) return 'erased first';
+  return slot.reused ? 'its lease extended' : 'a clean slot';
+}
+
+/** The slot's resource names, kind by kind: `workers: app-preview-3; d1: app-preview-3-db`. */
+export function resourceList(resources: SlotResourceNames, name: (text: string) => string): string {
+  const kinds = Object.entries(resources).filter(([, names]) => names.length > 0);
+  return kinds.length === 0
+    ? '–'
+    : kinds.map(([kind, names]) => `${kind}: ${names.map(name).join(', ')}`).join('; ');
+}
+
+/** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire, `–` for cleanup. */
+export function waitingText(slot: { reason: string; waitingMs: number }, command: string): string {
+  if (slot.reason === 'held-by-pull-request') return '–';
+  if (slot.reason === 'closed-pr') return 'pull request closed';
+  return command === 'acquire' ? slot.reason : `${formatDuration(slot.waitingMs)} (${slot.reason})`;
 }

@@ -17,6 +17,8 @@ export type SlotOutcome =
   | 'acquire-failed'
   | 'erase-failed'
   | 'release-failed'
+  /** acquire: erased under the pull request's new lease, then handed over to its deploy. */
+  | 'erased'
   /** Dry run: what a real run would do. */
   | 'would-reclaim'
   | 'would-release';
@@ -43,7 +45,11 @@ export interface SlotReport {
   slug: string;
   /** The tenant the slot is taken back from (holder of the expired lease, or last holder). */
   previousHolder: string | null;
-  reason: 'expired' | 'dirty' | 'held-by-pull-request';
+  /**
+   * expired / dirty: gc's selection, or what acquire found in the slot it got; held-by-pull-request:
+   * cleanup; closed-pr: gc found the holder's pull request closed or merged.
+   */
+  reason: 'expired' | 'dirty' | 'held-by-pull-request' | 'closed-pr';
   /** Server time the slot waited: since its lease expired or since its dirty release. */
   waitingMs: number;
   outcome: SlotOutcome;
@@ -67,6 +73,43 @@ export interface PoolRow {
   dirty: boolean;
   generation: number;
   lastHolder: string | null;
+  /** Erases of this slot that failed in a row (0 when the last one worked). */
+  eraseFailures: number;
+  lastEraseFailure: { step: string; message: string; at: number } | null;
+}
+
+/**
+ * After this many failed erases in a row a slot "needs repair": acquire avoids it while another slot
+ * can be had, and every summary says which step fails and how to fix it. gc keeps trying it.
+ */
+export const NEEDS_REPAIR_AFTER_FAILURES = 2;
+
+export function needsRepair(slot: { eraseFailures: number }): boolean {
+  return slot.eraseFailures >= NEEDS_REPAIR_AFTER_FAILURES;
+}
+
+/** The slot acquire handed over to a pull request's deploy. */
+export interface AcquiredSlot {
+  slug: string;
+  /** The number in the slot's name, `{n}` in the slot config; null when it has none. */
+  slotNumber: string | null;
+  holder: string;
+  /** When the lease ends without a new push (ISO 8601, the semaphore's clock). */
+  leaseExpiresAt: string;
+  /** The slot held someone else's data and was erased before it was handed over. */
+  wasDirty: boolean;
+  /** The pull request already held this slot; its lease was extended. */
+  reused: boolean;
+  generation: number;
+  /** The slot's resource names, by kind. */
+  resources: SlotResourceNames;
+}
+
+export interface SlotResourceNames {
+  workers: string[];
+  d1: string[];
+  kv: string[];
+  r2: string[];
 }
 
 /** Cloudflare API usage of the run, as the pacer counted it. */
@@ -80,7 +123,7 @@ export interface RunReport {
   durationMs: number;
   /** Run-level problems (config, semaphore unreachable, …): each makes the run fail. */
   problems: string[];
-  /** Run-level warnings (status of an empty pool): shown, but the run does not fail. */
+  /** Things a person should know that do not fail the run (an empty pool in status, GitHub did not answer, …). */
   warnings?: string[];
   /** The signal that stopped the run, if one did. */
   interruptedBy?: string;
@@ -97,6 +140,10 @@ export interface RunReport {
   repository?: { serverUrl: string; nameWithOwner: string };
   /** Title and state of the pull requests behind `pr-<n>` holders, by number (needs `github-token`). */
   pullRequests?: Record<string, PullRequestLabel>;
+  /** Pull requests this run asked GitHub about already, answered or not: never asked twice in a run. */
+  pullRequestsAsked?: number[];
+  /** acquire: the slot handed over, when one was. */
+  acquired?: AcquiredSlot;
 }
 
 export interface PullRequestLabel {
@@ -117,7 +164,7 @@ export function countOutcomes(report: RunReport): OutcomeCounts {
     report.slots.filter((slot) => outcomes.includes(slot.outcome)).length;
   return {
     expired: report.expired,
-    reclaimed: count('reclaimed', 'released'),
+    reclaimed: count('reclaimed', 'released', 'erased'),
     skipped: count('skipped'),
     deferred: count('deferred', 'interrupted'),
     failed: report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome)).length,

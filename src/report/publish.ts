@@ -24,6 +24,13 @@ export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>):
   io.setOutput('deferred', counts.deferred);
   io.setOutput('failed', counts.failed);
   io.setOutput('report', JSON.stringify(report));
+  const slot = report.acquired;
+  if (slot === undefined) return;
+  io.setOutput('slot', slot.slug);
+  io.setOutput('slot-number', slot.slotNumber ?? '');
+  io.setOutput('lease-expires-at', slot.leaseExpiresAt);
+  io.setOutput('was-dirty', String(slot.wasDirty));
+  io.setOutput('resources', JSON.stringify(slot.resources));
 }
 
 export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notice'>): void {
@@ -45,6 +52,7 @@ export async function publishReport(report: RunReport, io: PublishIO): Promise<v
   setOutputs(report, io);
   for (const warning of report.warnings ?? []) io.warning(warning, { title: 'preview-gc' });
   annotate(report, io);
+  for (const warning of report.warnings ?? []) io.warning(warning, { title: 'preview-gc' });
   try {
     await io.writeSummary(renderSummary(report));
   } catch (error) {

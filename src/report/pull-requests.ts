@@ -61,10 +61,12 @@ async function lookUp(
 
 export async function labelPullRequests(report: RunReport, options: LabelOptions): Promise<RunReport> {
   if (options.token === undefined || report.repository === undefined) return report;
-  const numbers = holdersOf(report);
+  // Pull requests the run looked up already (gc's reconcile, acquire) are not asked about again.
+  const asked = new Set(report.pullRequestsAsked ?? []);
+  const numbers = holdersOf(report).filter((number) => !asked.has(number));
   if (numbers.length === 0) return report;
   const labels = await Promise.all(numbers.map((number) => lookUp(number, report, options)));
-  const pullRequests: Record<string, PullRequestLabel> = {};
+  const pullRequests: Record<string, PullRequestLabel> = { ...report.pullRequests };
   numbers.forEach((number, index) => {
     const label = labels[index];
     if (label) pullRequests[String(number)] = label;

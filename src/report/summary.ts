@@ -1,10 +1,20 @@
 // The job summary: a pure render of the run report into GitHub-flavoured Markdown.
 import { escapeMarkdown as esc, escapeCodeBlock, inlineCode } from './escape.ts';
-import { formatCount, formatDuration, plural, pullRequestOf } from './format.ts';
+import {
+  formatCount,
+  formatDuration,
+  howAcquired,
+  plural,
+  pullRequestOf,
+  readableUtc,
+  resourceList,
+  waitingText,
+} from './format.ts';
 import {
   type ApiUsageReport,
   countOutcomes,
   FAILED_OUTCOMES,
+  needsRepair,
   type PoolRow,
   type RunReport,
   runFailed,
@@ -24,6 +34,7 @@ const OUTCOME_LABEL: Record<SlotOutcome, string> = {
   'acquire-failed': '❌ acquire failed',
   'erase-failed': '❌ erase failed',
   'release-failed': '❌ release failed',
+  erased: '✅ erased',
   'would-reclaim': '🔍 would reclaim',
   'would-release': '🔍 would release',
 };
@@ -43,6 +54,10 @@ function headline(report: RunReport): string {
   const icon = runFailed(report) ? '❌' : '✅';
   const title = `preview-gc ${report.command} on pool ${inlineCode(report.pool)}`;
   if (report.problems.length > 0) return `## ${icon} ${title}: did not complete`;
+  if (report.acquired !== undefined) {
+    const { acquired } = report;
+    return `## ${icon} ${title}: pull request #${report.pullRequest} has ${inlineCode(acquired.slug)} until ${esc(readableUtc(acquired.leaseExpiresAt))}, ${howAcquired(acquired)}`;
+  }
   if (report.command === 'status')
     return `## ${icon} ${title}: ${plural(report.poolAfter?.length ?? 0, 'slot')}`;
   if (report.slots.length === 0) {
@@ -83,6 +98,50 @@ function banners(report: RunReport): string[] {
   return lines;
 }
 
+/** acquire: what the deploy gets, the same values as the step's outputs. */
+function acquiredSection(report: RunReport): string[] {
+  const slot = report.acquired;
+  if (slot === undefined) return [];
+  const erase = report.slots[0];
+  const previous = erase === undefined ? '' : ` of ${holderCell(erase.previousHolder, report)}`;
+  return [
+    '### The slot',
+    '',
+    '| | |',
+    '| --- | --- |',
+    `| Slot (\`slot\`, \`slot-number\`) | ${inlineCode(slot.slug)}${slot.slotNumber === null ? '' : `, ${inlineCode(slot.slotNumber)}`} |`,
+    `| Holder | ${holderCell(slot.holder, report)} |`,
+    `| Lease ends (\`lease-expires-at\`) | ${esc(slot.leaseExpiresAt)}; every push extends it |`,
+    `| Erased first (\`was-dirty\`) | ${slot.wasDirty ? `yes: it held the data${previous}` : slot.reused ? 'no: the pull request already held it' : 'no: it was clean'} |`,
+    `| Resources (\`resources\`) | ${resourceList(slot.resources, inlineCode)} |`,
+    '',
+  ];
+}
+
+/**
+ * Slots whose erase failed again and again: named in every summary, with the failing step and the
+ * fix, until an erase works (gc keeps trying them; acquire does not hand them to deploys).
+ */
+function repairSection(report: RunReport): string[] {
+  const broken = (report.poolAfter ?? []).filter(needsRepair);
+  if (broken.length === 0) return [];
+  const lines = ['### Needs repair', ''];
+  for (const row of broken) {
+    const last = row.lastEraseFailure;
+    const where =
+      last === null
+        ? ''
+        : ` Last at ${esc(new Date(last.at).toISOString())}, step ${inlineCode(last.step)}: ${esc(last.message)}`;
+    lines.push(
+      `**${inlineCode(row.slug)} needs repair:** its erase failed ${row.eraseFailures} times in a row.${where}`,
+      '',
+      'Deploys are not given this slot while it needs repair. gc keeps trying it, and the first erase that works clears the mark.',
+      '',
+    );
+  }
+  return lines;
+}
+
 function eraseCell(slot: SlotReport): string {
   if (slot.erase === null) return slot.problem === undefined ? '–' : esc(slot.problem);
   const steps = slot.erase.steps.map((step) => `${esc(step.resource)}: ${esc(step.summary)}`);
@@ -96,7 +155,7 @@ function slotTable(report: RunReport): string[] {
     [
       `${inlineCode(slot.slug)}`,
       holderCell(slot.previousHolder, report),
-      slot.reason === 'held-by-pull-request' ? '–' : `${formatDuration(slot.waitingMs)} (${slot.reason})`,
+      waitingText(slot, report.command),
       OUTCOME_LABEL[slot.outcome],
       eraseCell(slot),
       formatDuration(slot.durationMs),
@@ -163,7 +222,7 @@ function poolTable(report: RunReport): string[] {
     '| --- | --- | --- | --- | --- | --- |',
     ...report.poolAfter.map(
       (row) =>
-        `| ${inlineCode(row.slug)} | ${row.leaseState}${row.expired ? ' (expired)' : ''} | ${holderCell(row.holder, report)} | ${leaseCell(row)} | ${row.dirty ? 'yes' : 'no'} | ${row.generation} |`,
+        `| ${inlineCode(row.slug)} | ${row.leaseState}${row.expired ? ' (expired)' : ''} | ${holderCell(row.holder, report)} | ${leaseCell(row)} | ${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''} | ${row.generation} |`,
     ),
     '',
   ];
@@ -199,8 +258,10 @@ export function renderSummary(report: RunReport): string {
   const sections = [
     [headline(report), ''],
     banners(report),
+    acquiredSection(report),
     slotTable(report),
     failures(report),
+    repairSection(report),
     poolTable(report),
     report.command === 'status' ? [] : usage(report),
     [footer(report), ''],

@@ -2,11 +2,21 @@
 // attention, the pool, API usage), as aligned plain-text tables. Colour only when asked for: the
 // caller decides (a TTY, and NO_COLOR unset), so piped output stays plain.
 import { stripVTControlCharacters, styleText } from 'node:util';
-import { formatCount, formatDuration, plural, pullRequestOf } from './format.ts';
+import {
+  formatCount,
+  formatDuration,
+  howAcquired,
+  plural,
+  pullRequestOf,
+  readableUtc,
+  resourceList,
+  waitingText,
+} from './format.ts';
 import { visible } from './log-text.ts';
 import {
   countOutcomes,
   FAILED_OUTCOMES,
+  needsRepair,
   type PoolRow,
   type RunReport,
   runFailed,
@@ -94,6 +104,7 @@ const OUTCOME_TEXT: Record<SlotOutcome, { text: string; format: Format }> = {
   'acquire-failed': { text: '✖ acquire failed', format: 'red' },
   'erase-failed': { text: '✖ erase failed', format: 'red' },
   'release-failed': { text: '✖ release failed', format: 'red' },
+  erased: { text: '✔ erased', format: 'green' },
   'would-reclaim': { text: '○ would reclaim', format: 'cyan' },
   'would-release': { text: '○ would release', format: 'cyan' },
 };
@@ -113,6 +124,8 @@ function headline(report: RunReport, style: TerminalStyle): string {
   const verb = report.command === 'cleanup' ? 'released' : 'reclaimed';
   let result: string;
   if (report.problems.length > 0) result = 'did not complete';
+  else if (report.acquired !== undefined)
+    result = `pull request #${report.pullRequest} has ${clean(report.acquired.slug)} until ${readableUtc(report.acquired.leaseExpiresAt)}, ${howAcquired(report.acquired)}`;
   else if (report.command === 'status') result = plural(report.poolAfter?.length ?? 0, 'slot');
   else if (report.slots.length === 0) {
     result =
@@ -162,6 +175,36 @@ function banners(report: RunReport, style: TerminalStyle): string[] {
   return lines.length > 0 ? ['', ...lines] : [];
 }
 
+/** acquire: what the deploy gets. */
+function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
+  const slot = report.acquired;
+  if (slot === undefined) return [];
+  return [
+    ...heading('The slot', style),
+    `  Slot        ${clean(slot.slug)}${slot.slotNumber === null ? '' : ` (number ${clean(slot.slotNumber)})`}`,
+    `  Lease ends  ${clean(slot.leaseExpiresAt)}; every push extends it`,
+    `  Erased      ${slot.wasDirty ? `yes: it held the data of ${holderText(report.slots[0]?.previousHolder ?? null, report)}` : slot.reused ? 'no: the pull request already held it' : 'no: it was clean'}`,
+    `  Resources   ${resourceList(slot.resources, clean)}`,
+  ];
+}
+
+/** Slots whose erase keeps failing, with the failing step and the fix. */
+function repairSection(report: RunReport, style: TerminalStyle): string[] {
+  const broken = (report.poolAfter ?? []).filter(needsRepair);
+  if (broken.length === 0) return [];
+  const lines = heading('Needs repair', style);
+  for (const row of broken) {
+    const last = row.lastEraseFailure;
+    lines.push(
+      `  ${paint(style, ['bold', 'red'], clean(row.slug))}: the erase failed ${row.eraseFailures} times in a row${last === null ? '.' : `, last in ${clean(last.step)}: ${clean(last.message)}`}`,
+    );
+  }
+  lines.push(
+    '  Deploys are not given these slots; gc keeps trying, and an erase that works clears the mark.',
+  );
+  return lines;
+}
+
 function heading(text: string, style: TerminalStyle): string[] {
   return ['', paint(style, 'bold', text)];
 }
@@ -203,7 +246,7 @@ function slotSection(report: RunReport, style: TerminalStyle): string[] {
   const rows = report.slots.map((slot) => [
     visible(slot.slug),
     holderText(slot.previousHolder, report),
-    slot.reason === 'held-by-pull-request' ? '–' : `${formatDuration(slot.waitingMs)} (${slot.reason})`,
+    waitingText(slot, report.command),
     outcomeText(slot.outcome, style),
     formatDuration(slot.durationMs),
   ]);
@@ -258,7 +301,11 @@ function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
       row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
       visible(row.holder ?? '–'),
       leaseText(row),
-      row.dirty ? paint(style, 'yellow', 'yes') : 'no',
+      needsRepair(row)
+        ? paint(style, 'red', 'needs repair')
+        : row.dirty
+          ? paint(style, 'yellow', 'yes')
+          : 'no',
       String(row.generation),
     ]),
     style,
@@ -310,8 +357,10 @@ export function renderTerminalReport(report: RunReport, style: TerminalStyle): s
   return [
     headline(report, style),
     ...banners(report, style),
+    ...acquiredSection(report, style),
     ...slotSection(report, style),
     ...attentionSection(report, style),
+    ...repairSection(report, style),
     ...poolSection(report, style),
     ...(report.command === 'status' ? [] : usageSection(report, style)),
     ...footer(report, style),

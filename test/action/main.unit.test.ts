@@ -47,6 +47,7 @@ function dependencies(
       recorded.summaries.push(markdown);
     },
     repository: () => undefined,
+    gitHub: () => null,
     labelPullRequests: async (report) => report,
     execute,
     ...overrides,

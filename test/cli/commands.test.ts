@@ -319,6 +319,26 @@ describe('a stopped run', () => {
   });
 });
 
+describe('acquire', () => {
+  it('--pr gives the pull request a slot and prints its resources; a second run extends the same lease', async () => {
+    const first = await cli(['acquire', '--pr', '1700', ...FAST]);
+    expect(first.code, show(first)).toBe(0);
+    const headline = first.stdout.split('\n')[0] ?? '';
+    expect(headline).toMatch(
+      /^✔ preview-gc acquire on pool preview-slot: pull request #1700 has preview-\d until \S+ \d\d:\d\d UTC, a clean slot$/,
+    );
+    const slug = /has (preview-\d)/.exec(headline)?.[1] ?? '';
+    expect(first.stdout).toContain(
+      `Resources   workers: shop-${slug}; d1: shop-${slug}-db; kv: shop-${slug}-cache; r2: shop-${slug}-files, shop-${slug}-sandboxes`,
+    );
+    const second = await cli(['acquire', '--pr', '1700', '--json', ...FAST]);
+    expect(second.code, show(second)).toBe(0);
+    expect((JSON.parse(second.stdout) as RunReport).acquired).toMatchObject({ slug, reused: true });
+    // Give it back, so the session goes on with the pool as it was.
+    await client.release({ type: DEMO_POOL, slug, force: true, ifHolder: 'pr-1700' });
+  });
+});
+
 describe('output', () => {
   it('never contains a token', () => {
     const everything = printed.join('\n');

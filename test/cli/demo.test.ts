@@ -20,25 +20,31 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
-  it('runs status, gc --dry-run, gc and status, and exits 0', () => {
+  it('runs status, three deploys, gc --dry-run, gc and status, and exits 0', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const steps = result.stdout.split('\n').filter((line) => line.startsWith('━━━'));
     expect(steps.map((line) => line.replace(/ ━+$/, ''))).toEqual([
-      '━━━ 1/4  preview-gc status',
-      '━━━ 2/4  preview-gc gc --dry-run',
-      '━━━ 3/4  preview-gc gc',
-      '━━━ 4/4  preview-gc status',
+      '━━━ 1/5  preview-gc status',
+      '━━━ 2/5  preview-gc acquire --pr 1610, 1611, 1612',
+      '━━━ 3/5  preview-gc gc --dry-run',
+      '━━━ 4/5  preview-gc gc',
+      '━━━ 5/5  preview-gc status',
     ]);
-    expect(result.stdout).toContain('✔ preview-gc gc on pool preview-slot: 5 would be reclaimed');
-    expect(result.stdout).toContain('✔ preview-gc gc on pool preview-slot: 5 of 5 reclaimed');
+    expect(result.stdout).toMatch(/pull request #1610 has preview-5 until .* UTC, a clean slot/);
+    expect(result.stdout).toMatch(/pull request #1611 has preview-9 until .* UTC, a clean slot/);
+    // The third deploy gets a slot released dirty, and it is erased before the hand-over.
+    expect(result.stdout).toMatch(/pull request #1612 has preview-4 until .* UTC, erased first/);
+    expect(result.stdout).toMatch(/preview-4 +pr-1570 +dirty +✔ erased/);
+    expect(result.stdout).toContain('✔ preview-gc gc on pool preview-slot: 4 would be reclaimed');
+    expect(result.stdout).toContain('✔ preview-gc gc on pool preview-slot: 4 of 4 reclaimed');
     expect(result.stdout).toMatch(
-      /✔ Done in \d+ s\. gc reclaimed 5 of 5 slots .* left the 2 live leases alone\./,
+      /✔ Done in \d+ s\. gc reclaimed 4 of 4 slots .* left the 5 live leases alone\./,
     );
   });
 
   it('writes the job summary of the real sweep where it says', async () => {
     const summary = await readFile(join(dir, 'summary.md'), 'utf8');
-    expect(summary.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `preview-slot`: 5 of 5 reclaimed');
+    expect(summary.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `preview-slot`: 4 of 4 reclaimed');
     expect(result.stdout).toContain(
       `The job summary the action would post for that sweep is in ${join(dir, 'summary.md')}.`,
     );

@@ -73,7 +73,7 @@ describe('parseSettings', () => {
     ['request-budget', '1e9', /input 'request-budget' must be a whole number/],
     ['requests-per-second', '500', /input 'requests-per-second' must be a whole number from 1 to 50/],
     ['deadline-minutes', 'NaN', /input 'deadline-minutes' must be a whole number/],
-    ['command', 'destroy', /input 'command' must be one of gc, cleanup, status/],
+    ['command', 'destroy', /input 'command' must be one of gc, cleanup, status, acquire/],
     ['semaphore-url', 'ftp://x', /input 'semaphore-url' must be an http\(s\) URL/],
     [
       'cloudflare-account-id',
@@ -83,6 +83,67 @@ describe('parseSettings', () => {
     ['pool', 'Preview_Slot', /input 'pool' must be 1-63 of a-z/],
   ])('refuses %s=%s with a message that says what to write', (name, value, message) => {
     expect(problemsOf({ ...minimal, [name]: value })).toEqual([expect.stringMatching(message)]);
+  });
+
+  it('refuses a deadline that is not inside the GC lease, naming both inputs', () => {
+    expect(problemsOf({ ...minimal, 'gc-lease-minutes': '15', 'deadline-minutes': '15' })).toEqual([
+      expect.stringMatching(
+        /input 'deadline-minutes' \(15\) must be less than input 'gc-lease-minutes' \(15\): a step still running at the deadline must end inside the GC's lease/,
+      ),
+    ]);
+    expect(parseSettings({ ...minimal, 'gc-lease-minutes': '15', 'deadline-minutes': '14' })).toMatchObject({
+      gcLeaseMinutes: 15,
+      deadlineMinutes: 14,
+    });
+    expect(parseSettings({ ...minimal, command: 'status', 'deadline-minutes': '45' }).deadlineMinutes).toBe(
+      45,
+    );
+  });
+
+  it("reads acquire's inputs with their defaults: a two-day lease, no wait, no comment", () => {
+    const settings = parseSettings({ ...minimal, command: 'acquire', 'pull-request': '1612' });
+    expect(settings).toMatchObject({
+      command: 'acquire',
+      pullRequest: 1612,
+      leaseMinutes: 2880,
+      waitMinutes: 0,
+      comment: false,
+    });
+    expect(
+      parseSettings({
+        ...minimal,
+        command: 'acquire',
+        'pull-request': '7',
+        'lease-minutes': '600',
+        'wait-minutes': '30',
+        comment: 'true',
+      }),
+    ).toMatchObject({ leaseMinutes: 600, waitMinutes: 30, comment: true });
+  });
+
+  it('refuses acquire without a pull request, as a dry run, or with a lease shorter than its wait and deadline', () => {
+    expect(problemsOf({ ...minimal, command: 'acquire' })).toEqual([
+      expect.stringMatching(/input 'pull-request' is required for 'acquire'/),
+    ]);
+    expect(problemsOf({ ...minimal, command: 'acquire', 'pull-request': '7', 'dry-run': 'true' })).toEqual([
+      expect.stringMatching(/input 'dry-run' is not available for 'acquire'/),
+    ]);
+    expect(
+      problemsOf({
+        ...minimal,
+        command: 'acquire',
+        'pull-request': '7',
+        'lease-minutes': '60',
+        'wait-minutes': '45',
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /input 'lease-minutes' \(60\) must be longer than input 'wait-minutes' plus input 'deadline-minutes' \(65\)/,
+      ),
+    ]);
+    expect(
+      problemsOf({ ...minimal, command: 'acquire', 'pull-request': '7', 'lease-minutes': '59' }),
+    ).toEqual([expect.stringMatching(/input 'lease-minutes' must be a whole number from 60 to 43200/)]);
   });
 
   it('accepts the YAML spellings of booleans that GitHub accepts', () => {

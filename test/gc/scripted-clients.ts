@@ -197,6 +197,7 @@ export function commandContext(
     semaphore,
     eraser,
     cloudflareUsage: () => null,
+    github: null,
     signal: new AbortController().signal,
     progress: () => {},
     now: () => NOW,

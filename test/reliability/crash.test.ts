@@ -23,6 +23,8 @@ const SEMAPHORE_TOKEN = 'sem-crash-61d0b9f3a2';
 const CLOUDFLARE_TOKEN = 'cf-crash-c47e2a8d15';
 const CONFIG_PATH = fileURLToPath(new URL('./fixtures/slots.yml', import.meta.url));
 const GC_LEASE_MINUTES = 10;
+/** Less than the GC lease, as the action requires: a step still running at the deadline ends inside it. */
+const DEADLINE_MINUTES = 5;
 const CASES = ['after-acquire', 'mid-erase', 'before-release', 'sigint'] as const;
 type Case = (typeof CASES)[number];
 const slugOf = (crash: Case) => `crash-${crash}`;
@@ -47,6 +49,7 @@ function inputs(crash: Case): Record<string, string> {
     'cloudflare-api-base-url': twin.baseUrl,
     'requests-per-second': '50',
     'gc-lease-minutes': String(GC_LEASE_MINUTES),
+    'deadline-minutes': String(DEADLINE_MINUTES),
   };
 }
 

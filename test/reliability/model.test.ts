@@ -1,9 +1,11 @@
 // Model-based test: fast-check plans interleavings of pull requests acquiring, renewing and releasing,
-// a person forcing a slot, two GC runners at once (GitHub's and Depot's, each stopped before every
-// semaphore call and every destructive Cloudflare call), clock jumps (the semaphore's test clock) and
-// faults, against the real semaphore and the Cloudflare twin. Invariants: no erase under someone
-// else's lease, every gc lease ends released (or, its answer lost, runs out and the run says so),
-// clean only after a complete erase, dry run changes nothing, reports and exit codes tell the truth.
+// the deploy jobs of three more pull requests (the action's acquire), a person forcing a slot, two GC
+// runners at once (GitHub's and Depot's; every runner stopped before each semaphore call and each
+// destructive Cloudflare call), clock jumps (the semaphore's test clock) and faults, against the real
+// semaphore and the Cloudflare twin. Invariants: no erase under someone else's lease, every gc lease
+// ends released (or, its answer lost, runs out and the run says so), a deploy gets a slot with no one
+// else's data in it and keeps no lease when it hands nothing over, clean only after a complete erase,
+// dry run changes nothing, reports and exit codes tell the truth.
 // PREVIEW_GC_MODEL_RUNS (default 200) sets the number of runs, PREVIEW_GC_MODEL_SEED replays one.
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotate, setOutputs } from '../../src/report/publish.ts';
 import { renderSummary, SUMMARY_LIMIT_BYTES } from '../../src/report/summary.ts';
-import { runReport as report, slotReport } from '../support/report-fixtures.ts';
+import { poolRow, runReport as report, slotReport } from '../support/report-fixtures.ts';
 
 describe('renderSummary', () => {
   it('heads with the outcome and links the previous holder to its pull request', () => {
@@ -87,6 +87,85 @@ describe('renderSummary', () => {
     const markdown = renderSummary(report({ slots: many }));
     expect(Buffer.byteLength(markdown)).toBeLessThanOrEqual(SUMMARY_LIMIT_BYTES);
     expect(markdown).toContain("The summary was cut to fit GitHub's 1 MiB limit");
+  });
+});
+
+describe('acquire and slots that need repair', () => {
+  const acquired = {
+    slug: 'preview-3',
+    slotNumber: '3',
+    holder: 'pr-1612',
+    leaseExpiresAt: '2026-12-03T10:00:00.000Z',
+    wasDirty: true,
+    reused: false,
+    generation: 7,
+    resources: { workers: ['shop-preview-3'], d1: ['shop-preview-3-db'], kv: [], r2: [] },
+  };
+
+  it('heads an acquire with the slot and its lease, and lists what the deploy gets', () => {
+    const erased = slotReport({
+      slug: 'preview-3',
+      outcome: 'erased',
+      reason: 'dirty',
+      previousHolder: 'pr-1570',
+    });
+    const markdown = renderSummary(
+      report({ command: 'acquire', pullRequest: 1612, acquired, slots: [erased] }),
+    );
+    expect(markdown.split('\n')[0]).toBe(
+      '## ✅ preview-gc acquire on pool `preview-slot`: pull request #1612 has `preview-3` until 2026-12-03 10:00 UTC, erased first',
+    );
+    expect(markdown).toContain(
+      '| Erased first (`was-dirty`) | yes: it held the data of [pr-1570](https://github.com/acme/shop/pull/1570) |',
+    );
+    expect(markdown).toContain(
+      '| Resources (`resources`) | workers: `shop-preview-3`; d1: `shop-preview-3-db` |',
+    );
+    expect(markdown).toContain(
+      '| `preview-3` | [pr-1570](https://github.com/acme/shop/pull/1570) | dirty | ✅ erased |',
+    );
+  });
+
+  it('sets the acquire outputs the deploy step reads', () => {
+    const outputs: Record<string, string | number> = {};
+    setOutputs(report({ command: 'acquire', acquired }), {
+      setOutput: (name, value) => (outputs[name] = value),
+    });
+    expect(outputs).toMatchObject({
+      slot: 'preview-3',
+      'slot-number': '3',
+      'lease-expires-at': '2026-12-03T10:00:00.000Z',
+      'was-dirty': 'true',
+      resources: '{"workers":["shop-preview-3"],"d1":["shop-preview-3-db"],"kv":[],"r2":[]}',
+    });
+  });
+
+  it('flags a slot whose erase failed twice, with the failing step and the fix, escaped', () => {
+    const broken = poolRow({
+      slug: 'preview-4',
+      dirty: true,
+      eraseFailures: 2,
+      lastEraseFailure: {
+        step: "kv 'shop-preview-4-cache'",
+        message: 'gone <b>. Fix: Create it',
+        at: Date.UTC(2026, 10, 30, 9),
+      },
+    });
+    const markdown = renderSummary(report({ command: 'status', slots: [], poolAfter: [broken, poolRow()] }));
+    expect(markdown).toContain('### Needs repair');
+    expect(markdown).toContain(
+      "**`preview-4` needs repair:** its erase failed 2 times in a row. Last at 2026-11-30T09:00:00.000Z, step `kv 'shop-preview-4-cache'`: gone &lt;b&gt;. Fix: Create it",
+    );
+    expect(markdown).toContain('| `preview-4` | available |');
+    expect(markdown).toContain('| yes (needs repair) |');
+    expect(renderSummary(report({ poolAfter: [poolRow({ eraseFailures: 1 })] }))).not.toContain(
+      'needs repair',
+    );
+  });
+
+  it('shows each warning as a warning, escaped', () => {
+    const markdown = renderSummary(report({ warnings: ['GitHub said <script>'] }));
+    expect(markdown).toContain('> [!WARNING]\n> GitHub said &lt;script&gt;');
   });
 });
 

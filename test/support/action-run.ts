@@ -20,6 +20,8 @@ export interface ActionRunOptions {
   onSpawn?: (child: ChildProcess, output: { stdout: () => string }) => void;
   /** Leave GITHUB_STEP_SUMMARY unset, as outside Actions. */
   withoutSummaryFile?: boolean;
+  /** More variables of the runner, e.g. GITHUB_API_URL pointing at a GitHub double. */
+  env?: Record<string, string>;
 }
 
 const ACTION_ENTRY = new URL('../../dist/index.js', import.meta.url).pathname;
@@ -81,6 +83,7 @@ export async function runAction(
     GITHUB_REPOSITORY: 'acme/shop',
     GITHUB_SERVER_URL: 'https://github.com',
     ...(options.withoutSummaryFile ? {} : { GITHUB_STEP_SUMMARY: summaryPath }),
+    ...options.env,
     ...Object.fromEntries(
       Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
     ),

@@ -45,6 +45,8 @@ export function poolRow(fields: Partial<PoolRow> = {}): PoolRow {
     dirty: false,
     generation: 4,
     lastHolder: 'gc',
+    eraseFailures: 0,
+    lastEraseFailure: null,
     ...fields,
   };
 }

@@ -146,3 +146,16 @@ export function eraseStepOf(path: string): 'compute' | 'd1' | 'kv' | 'r2' {
   if (path.includes('/r2/')) return 'r2';
   return 'compute';
 }
+
+/** Whose data is in the slot now: the markers of the tenants' rows and keys (see tenantData). */
+export function tenantsIn(twin: Twin, config: SlotConfig, slug: string): string[] {
+  const names = slotNames(config, slug);
+  const database = names.d1 === undefined ? undefined : twin.account.findD1(names.d1);
+  const rows = database === undefined ? [] : database.select('SELECT body FROM notes');
+  const namespace = [...twin.account.kv.values()].find((entry) => entry.title === names.kv);
+  const markers = [
+    ...rows.map((row) => String(row.body).replace(/-\d+$/, '')),
+    ...(namespace?.names() ?? []).map((key) => key.replace(/:[^:]*$/, '')),
+  ];
+  return [...new Set(markers)].sort();
+}

@@ -4,7 +4,7 @@
 // wrangler.jsonc has no such variable, so a deployed Worker answers the route with 404 like any
 // unknown route, and its pools run on Date.now() alone. As a second lock, the route only answers
 // requests addressed to a loopback host, which a deployed Worker never receives.
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_LEASE_MS, poolTypeSchema } from '../protocol.ts';
 
 export const TEST_CLOCK_BINDING = 'PREVIEW_GC_TEST_CLOCK';

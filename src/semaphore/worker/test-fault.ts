@@ -3,7 +3,7 @@
 // as the test clock (test-clock.ts): the binding PREVIEW_GC_TEST_CLOCK set to 'enabled', which only
 // `startLocalSemaphore({ testClock: true })` sets, and a loopback host. A deployed Worker has neither,
 // so the route answers 404 there like any unknown route.
-import { z } from 'zod';
+import * as z from 'zod';
 import { poolTypeSchema } from '../protocol.ts';
 
 export const TEST_FAULT_ROUTE = '/api/test-fault/arm';

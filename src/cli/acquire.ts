@@ -1,0 +1,44 @@
+// preview-gc acquire --pr <n>: the deploy job's step from a terminal: give the pull request its slot,
+// erased first when it held someone else's data.
+import { ALL_ENV, CLOUDFLARE_OPTIONS, RUN_LIMIT_OPTIONS, SEMAPHORE_OPTIONS } from './inputs.ts';
+import { runReportCommand } from './run-report.ts';
+import { type CommandSpec, stringValue, UsageError } from './spec.ts';
+
+const { 'gc-lease-minutes': _gcLease, ...ERASE_LIMIT_OPTIONS } = RUN_LIMIT_OPTIONS;
+
+export const acquireCommand: CommandSpec = {
+  name: 'acquire',
+  summary: "give a pull request its slot, erased first when it held someone else's data",
+  usage: ['acquire --pr <n> [--lease-minutes <n>] [--wait-minutes <n>] [options]'],
+  description: [
+    'What the deploy job runs: pr-<n> keeps the slot it holds (its lease extended) or gets a free',
+    'one, never by force. A slot released dirty or taken over from an expired lease is erased under',
+    'the new lease before it is handed over; if that fails it is released dirty and the run fails.',
+    'Slots that need repair are not handed out. Prints the slot and its resource names.',
+  ].join('\n'),
+  options: {
+    pr: { type: 'string', value: '<n>', input: 'pull-request', description: 'The pull request number.' },
+    'lease-minutes': {
+      type: 'string',
+      value: '<n>',
+      input: 'lease-minutes',
+      description: 'How long the pull request keeps the slot without a new push (2880: two days).',
+    },
+    'wait-minutes': {
+      type: 'string',
+      value: '<n>',
+      input: 'wait-minutes',
+      description: 'When no slot is free, keep asking (with backoff) this long, then fail (0).',
+    },
+    ...ERASE_LIMIT_OPTIONS,
+    ...CLOUDFLARE_OPTIONS,
+    ...SEMAPHORE_OPTIONS,
+  },
+  env: ALL_ENV,
+  examples: ['acquire --pr 1592', 'acquire --pr 1592 --wait-minutes 10 --json'],
+  run: (parsed, io) => {
+    const pr = stringValue(parsed.values, 'pr');
+    if (pr === undefined) throw new UsageError('acquire needs the pull request: --pr <n>');
+    return runReportCommand('acquire', acquireCommand, parsed, io, `for pull request #${pr}`);
+  },
+};

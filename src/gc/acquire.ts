@@ -1,0 +1,184 @@
+// acquire: the deploy job's half of the lifecycle. A pull request gets one slot (the one it holds,
+// its lease extended, or a free one), erased first when it held someone else's data, and the deploy
+// gets the slot's names as outputs. Never by force; a closed pull request gets nothing; when no slot
+// can be had, the failure shows the pool: who holds each slot, until when, and which holders are
+// closed pull requests.
+import { slotNumberOf } from '../config/slot-config.ts';
+import type { RunReport, SlotResourceNames } from '../report/model.ts';
+import { needsRepair } from '../report/model.ts';
+import type { ListAnswer } from '../semaphore/protocol.ts';
+import { postSlotComment } from './acquire-comment.ts';
+import { eraseBeforeHandOver, eraseNeededFor } from './acquire-erase.ts';
+import { takeSlot } from './acquire-slot.ts';
+import { holderOfPullRequest } from './cleanup.ts';
+import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
+import { describeError } from './describe-error.ts';
+import { workThroughSlots } from './lease.ts';
+import { livePullRequestHolders, lookUpPullRequests, pullRequestLabels } from './pull-request-holders.ts';
+
+export interface AcquireOptions {
+  pullRequest: number;
+  /** The pull request's lease: how long it keeps the slot without a new push. */
+  leaseMs: number;
+  /** How long to keep asking when no slot can be had; 0 asks once. */
+  waitMs: number;
+  comment: boolean;
+  /** The slot's resource names by kind, from the slot config. */
+  resourcesOf: (slug: string) => SlotResourceNames;
+}
+
+type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
+
+/** A closed pull request gets no slot: a deploy that outlived the close must not take one for it. */
+async function closedProblem(
+  ctx: CommandContext,
+  pullRequest: number,
+  warnings: string[],
+): Promise<string | null> {
+  const github = ctx.github;
+  if (!github) return null;
+  try {
+    const { state } = await github.get(pullRequest);
+    if (state === 'open') return null;
+    return `Pull request #${pullRequest} is ${state}: no slot was acquired, so a deploy that runs after the close cannot hold one for it. Nothing to do; the cleanup workflow releases any slot it still holds.`;
+  } catch (error) {
+    warnings.push(
+      `Could not tell whether pull request #${pullRequest} is still open (${describeError(error)}); acquiring anyway.`,
+    );
+    return null;
+  }
+}
+
+function noSlotProblem(
+  ctx: CommandContext,
+  holder: string,
+  listing: ListAnswer,
+  closed: readonly number[],
+  waitedMs: number,
+): string {
+  const slots = listing.resources;
+  const repair = slots.filter(needsRepair).map((slot) => slot.slug);
+  const held = slots.filter((slot) => slot.leaseState === 'leased' && !slot.expired).length;
+  const waited = waitedMs > 0 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
+  const parts = [
+    slots.length === 0
+      ? `Pool ${ctx.pool} has no slots: add them with preview-gc slots sync.`
+      : `No slot of pool ${ctx.pool} could be had for ${holder}${waited}: ${held} of ${slots.length} are held by live leases.`,
+  ];
+  if (repair.length > 0) {
+    parts.push(
+      `${repair.join(', ')} ${repair.length === 1 ? 'needs' : 'need'} repair (the erase failed twice in a row) and ${repair.length === 1 ? 'is' : 'are'} not handed to deploys; the summary says what to fix.`,
+    );
+  }
+  if (closed.length > 0) {
+    const names = closed.map((number) => `#${number}`).join(', ');
+    parts.push(
+      `Pull request${closed.length === 1 ? '' : 's'} ${names} ${closed.length === 1 ? 'is' : 'are'} closed but still ${closed.length === 1 ? 'holds a slot' : 'hold slots'}: the next gc with a github-token releases ${closed.length === 1 ? 'it' : 'them'}, or run preview-gc cleanup --pr ${closed[0]} now.`,
+    );
+  }
+  if (slots.length > 0) {
+    parts.push(
+      'Wait for a slot (input wait-minutes), add slots (preview-gc slots sync), or free one: the pool below says who holds each slot and until when.',
+    );
+  }
+  return parts.join(' ');
+}
+
+export async function runAcquire(ctx: CommandContext, options: AcquireOptions): Promise<ReportBody> {
+  const holder = holderOfPullRequest(options.pullRequest);
+  const warnings: string[] = [];
+  const startedAt = ctx.now();
+  const report = (fields: Partial<ReportBody>): ReportBody => ({
+    command: 'acquire',
+    dryRun: false,
+    pool: ctx.pool,
+    pullRequest: options.pullRequest,
+    problems: [],
+    warnings,
+    leftForNextRun: 0,
+    expired: 0,
+    slots: [],
+    poolAfter: null,
+    ...fields,
+    semaphoreRequests: ctx.semaphore.requestCount,
+    cloudflare: ctx.cloudflareUsage(),
+    ...pullRequestLabels(ctx),
+  });
+
+  const closed = await closedProblem(ctx, options.pullRequest, warnings);
+  if (closed !== null) return report({ problems: [closed] });
+
+  const taken = await takeSlot(ctx, {
+    holder,
+    leaseMs: options.leaseMs,
+    waitUntil: startedAt + options.waitMs,
+  });
+  ctx.progress({
+    kind: 'listed',
+    slots: taken.listing.resources.length,
+    selected: taken.lease === null ? 0 : 1,
+  });
+  if (taken.lease === null) {
+    // The pool as it is now, not as the last attempt saw it (others may have taken slots meanwhile).
+    const listing = await ctx.semaphore.list(ctx.pool).catch(() => taken.listing);
+    const holders = livePullRequestHolders(listing.resources);
+    const states = await lookUpPullRequests(ctx, holders, warnings);
+    const closedHolders = holders.filter((number) => (states.get(number)?.state ?? 'open') !== 'open');
+    const problem = ctx.signal.aborted
+      ? 'Stopped while waiting for a slot; nothing was acquired.'
+      : noSlotProblem(ctx, holder, listing, closedHolders, options.waitMs > 0 ? ctx.now() - startedAt : 0);
+    return report({ problems: [problem], poolAfter: poolRowsOf(listing) });
+  }
+
+  const lease = taken.lease;
+  const need = await eraseNeededFor(ctx, lease);
+  // A slot the config refuses (a protected name, a template it cannot fill) is never handed over:
+  // the erase path releases it, naming the refusal. A name another slot of the pool maps to too is such
+  // a refusal, judged on the listing the acquire was made with.
+  const poolSlugs = taken.listing.resources.map((slot) => slot.slug);
+  const slots =
+    need.needed || ctx.eraser.refusal(lease.slug, poolSlugs) !== null
+      ? await workThroughSlots(ctx, [{ slug: lease.slug }], () =>
+          eraseBeforeHandOver(
+            ctx,
+            {
+              slug: lease.slug,
+              previousHolder: need.previousHolder,
+              reason: need.reason,
+              waitingMs: 0,
+              erase: null,
+            },
+            lease,
+            options.leaseMs,
+            warnings,
+            poolSlugs,
+          ),
+        )
+      : [];
+  const erased = slots[0];
+  const expired = lease.tookExpired ? 1 : 0;
+  if (erased !== undefined && erased.outcome !== 'erased') {
+    return report({
+      problems: [
+        `No slot was handed over: ${lease.slug} ${erased.problem ?? erased.outcome}. Push again (or re-run the job) to try another slot.`,
+      ],
+      expired,
+      slots,
+      poolAfter: await listPoolRows(ctx),
+    });
+  }
+
+  const acquired = {
+    slug: lease.slug,
+    slotNumber: slotNumberOf(lease.slug) ?? null,
+    holder,
+    leaseExpiresAt: new Date(lease.expiresAt).toISOString(),
+    wasDirty: erased !== undefined,
+    reused: lease.reused,
+    generation: lease.generation,
+    resources: options.resourcesOf(lease.slug),
+  };
+  if (options.comment)
+    await postSlotComment(ctx, options.pullRequest, acquired, need.previousHolder, warnings);
+  return report({ expired, slots, acquired, poolAfter: await listPoolRows(ctx) });
+}

@@ -1,0 +1,172 @@
+// The pull requests behind `pr-<n>` holders, through @actions/github's Octokit (which honours
+// GITHUB_API_URL, so GitHub Enterprise Server and a test double work alike). Every answer is checked
+// with zod; every failure (an error answer, a rate limit, a timeout, an answer that does not fit) is a
+// GitHubError whose message names only the status, never a header or the token. Each pull request is
+// looked up at most once per run: the reader remembers answers and failures alike.
+import { getOctokit } from '@actions/github';
+import * as z from 'zod';
+
+const LOOKUP_TIMEOUT_MS = 10_000;
+/** A title is shown in summaries and comments; longer ones are cut. */
+const MAX_TITLE_LENGTH = 120;
+
+export type PullRequestState = 'open' | 'closed' | 'merged';
+
+export interface PullRequestInfo {
+  number: number;
+  title: string;
+  state: PullRequestState;
+}
+
+export class GitHubError extends Error {
+  readonly status: number | undefined;
+  constructor(message: string, status: number | undefined) {
+    super(message);
+    this.name = 'GitHubError';
+    this.status = status;
+  }
+}
+
+export interface GitHubPullRequests {
+  /** The pull request's state; throws GitHubError. A second call for the same number asks nobody. */
+  get(number: number): Promise<PullRequestInfo>;
+  /** Answers already known this run, by number (failures left out). */
+  known(): ReadonlyMap<number, PullRequestInfo>;
+  /** Every pull request asked about this run, answered or not. */
+  asked(): number[];
+  /** Creates the comment that carries `marker`, or updates it in place; throws GitHubError. */
+  upsertComment(number: number, marker: string, body: string): Promise<'created' | 'updated'>;
+}
+
+export interface GitHubOptions {
+  token: string;
+  /** `owner/repo`. */
+  repository: string;
+  /** Only where the caller must override GITHUB_API_URL (a test in one process with several doubles). */
+  apiUrl?: string;
+}
+
+const pullRequestSchema = z.object({
+  number: z.int().positive(),
+  title: z.string(),
+  state: z.enum(['open', 'closed']),
+  merged_at: z.string().nullable().optional(),
+});
+
+const commentsSchema = z.array(z.object({ id: z.int().positive(), body: z.string().nullable().optional() }));
+
+/** What a failed call says: its status and whether GitHub meant a rate limit. Nothing else is copied. */
+function gitHubErrorOf(error: unknown, what: string): GitHubError {
+  if (error instanceof GitHubError) return error;
+  const status =
+    typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number'
+      ? error.status
+      : undefined;
+  const headers =
+    typeof error === 'object' && error !== null && 'response' in error
+      ? (error.response as { headers?: Record<string, unknown> } | undefined)?.headers
+      : undefined;
+  const rateLimited =
+    status === 429 || (status === 403 && String(headers?.['x-ratelimit-remaining'] ?? '') === '0');
+  if (status === undefined) {
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    return new GitHubError(
+      `${what}: GitHub ${timedOut ? 'did not answer in time' : 'could not be reached'}`,
+      undefined,
+    );
+  }
+  const why = rateLimited
+    ? ' (rate limit reached)'
+    : status === 404
+      ? ' (not found, or not visible to the token)'
+      : '';
+  return new GitHubError(`${what}: GitHub answered HTTP ${status}${why}`, status);
+}
+
+function parsed<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
+  const result = schema.safeParse(data);
+  if (!result.success) throw new GitHubError(`${what}: GitHub's answer does not look like one`, undefined);
+  return result.data;
+}
+
+export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequests {
+  const [owner = '', repo = ''] = options.repository.split('/');
+  const octokit = getOctokit(options.token, options.apiUrl === undefined ? {} : { baseUrl: options.apiUrl });
+  const answers = new Map<number, Promise<PullRequestInfo>>();
+  const known = new Map<number, PullRequestInfo>();
+  const request = () => ({ signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
+
+  async function lookUp(number: number): Promise<PullRequestInfo> {
+    const what = `looking up pull request #${number}`;
+    try {
+      const answer = await octokit.rest.pulls.get({ owner, repo, pull_number: number, request: request() });
+      const pull = parsed(pullRequestSchema, answer.data, what);
+      const info: PullRequestInfo = {
+        number,
+        title: pull.title.slice(0, MAX_TITLE_LENGTH),
+        state: pull.merged_at ? 'merged' : pull.state,
+      };
+      known.set(number, info);
+      return info;
+    } catch (error) {
+      throw gitHubErrorOf(error, what);
+    }
+  }
+
+  return {
+    get(number) {
+      let answer = answers.get(number);
+      if (answer === undefined) {
+        answer = lookUp(number);
+        answers.set(number, answer);
+      }
+      return answer;
+    },
+    known: () => known,
+    asked: () => [...answers.keys()],
+    async upsertComment(number, marker, body) {
+      const what = `the comment on pull request #${number}`;
+      try {
+        const listed = await octokit.rest.issues.listComments({
+          owner,
+          repo,
+          issue_number: number,
+          per_page: 100,
+          request: request(),
+        });
+        const existing = parsed(commentsSchema, listed.data, what).find((comment) =>
+          (comment.body ?? '').includes(marker),
+        );
+        if (existing === undefined) {
+          await octokit.rest.issues.createComment({
+            owner,
+            repo,
+            issue_number: number,
+            body,
+            request: request(),
+          });
+          return 'created';
+        }
+        await octokit.rest.issues.updateComment({
+          owner,
+          repo,
+          comment_id: existing.id,
+          body,
+          request: request(),
+        });
+        return 'updated';
+      } catch (error) {
+        throw gitHubErrorOf(error, what);
+      }
+    },
+  };
+}
+
+/** GitHub for one run: only with a token and a repository to ask about. */
+export function gitHubForRun(
+  token: string | undefined,
+  repository: { nameWithOwner: string } | undefined,
+): GitHubPullRequests | null {
+  if (token === undefined || repository === undefined) return null;
+  return createGitHubPullRequests({ token, repository: repository.nameWithOwner });
+}

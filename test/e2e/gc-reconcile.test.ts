@@ -1,0 +1,211 @@
+// gc reconciles closed pull requests, through the bundled action against the real semaphore, the
+// Cloudflare twin and a GitHub double the real Octokit client talks to (GITHUB_API_URL): the slots of
+// closed and merged pull requests are released (conditionally) and erased; open ones, unknown ones
+// (404), a rate limit (403) and holders that are not pull requests change nothing; a holder that
+// changes between GitHub's answer and the release is left alone; a dry run shows what it would do.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../../src/report/model.ts';
+import { type ActionRunResult, runAction } from '../support/action-run.ts';
+import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
+import { lookupsByPullRequest } from '../support/github-double.ts';
+import { isErased, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
+
+const TOKENS = {
+  semaphore: 'sem-reconcile-8c1f2b7d40',
+  cloudflare: 'cf-reconcile-e69a3d05b2',
+  github: 'ghs-reconcile-17f4c9a2e8',
+};
+const DAY = 24 * 3_600_000;
+
+let stack: ActionStack;
+
+beforeAll(async () => {
+  stack = await startActionStack(TOKENS);
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function gc(pool: string, extra: Record<string, string> = {}): Promise<ActionRunResult> {
+  stack.github.requests.length = 0;
+  const result = await runAction(
+    actionInputs(stack, pool, { command: 'gc', 'github-token': TOKENS.github, ...extra }),
+    { env: { GITHUB_API_URL: stack.github.url } },
+  );
+  expectNoLeaks(result, Object.values(TOKENS));
+  return result;
+}
+
+const reportOf = (result: ActionRunResult): RunReport => JSON.parse(result.outputs.report ?? '{}');
+
+/** Slots, each held live by its holder, who deployed data into it. */
+async function heldSlots(pool: string, holders: Record<string, string>): Promise<void> {
+  const slugs = Object.keys(holders);
+  stack.twin.seed(slotSeed(stack.config, slugs, slugs));
+  for (const [slug, holder] of Object.entries(holders)) {
+    await stack.client.add({ type: pool, slug });
+    await stack.client.acquireSpecific({ type: pool, slug, holder, leaseMs: DAY });
+    stack.twin.seed(tenantData(stack.config, slug, holder));
+  }
+}
+
+describe('gc reconciles closed pull requests', () => {
+  const pool = 'reconcile';
+  const holders = {
+    'rec-open': 'pr-81',
+    'rec-closed': 'pr-82',
+    'rec-merged': 'pr-83',
+    'rec-missing': 'pr-84',
+    'rec-limited': 'pr-85',
+    'rec-person': 'manual-ana',
+  };
+
+  beforeAll(async () => {
+    await heldSlots(pool, holders);
+    stack.github.pullRequests.set(81, 'open');
+    stack.github.pullRequests.set(82, 'closed');
+    stack.github.pullRequests.set(83, 'merged');
+    stack.github.pullRequests.set(84, 'missing');
+    stack.github.pullRequests.set(85, 'rate-limited');
+  });
+
+  it('a dry run shows the slots of closed and merged pull requests it would reclaim, and changes nothing', async () => {
+    const before = await stack.client.list(pool);
+    const run = await gc(pool, { 'dry-run': 'true' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(reportOf(run).slots).toMatchObject([
+      { slug: 'rec-closed', reason: 'closed-pr', outcome: 'would-reclaim', previousHolder: 'pr-82' },
+      { slug: 'rec-merged', reason: 'closed-pr', outcome: 'would-reclaim', previousHolder: 'pr-83' },
+    ]);
+    expect(run.summary).toContain('pull request closed');
+    expect((await stack.client.list(pool)).resources).toEqual(
+      before.resources.map((slot) =>
+        expect.objectContaining({ holder: slot.holder, generation: slot.generation }),
+      ),
+    );
+  });
+
+  it('releases and erases them; open, unknown and rate-limited pull requests and other holders keep their slots', async () => {
+    const run = await gc(pool);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(reportOf(run).slots).toMatchObject([
+      { slug: 'rec-closed', reason: 'closed-pr', outcome: 'reclaimed', previousHolder: 'pr-82' },
+      { slug: 'rec-merged', reason: 'closed-pr', outcome: 'reclaimed', previousHolder: 'pr-83' },
+    ]);
+    const after = new Map((await stack.client.list(pool)).resources.map((slot) => [slot.slug, slot]));
+    for (const slug of ['rec-closed', 'rec-merged']) {
+      expect(after.get(slug)).toMatchObject({ leaseState: 'available', dirty: false, lastHolder: 'gc' });
+      expect(isErased(slotContents(stack.twin, stack.config, slug))).toBe(true);
+    }
+    for (const [slug, holder] of Object.entries(holders).filter(
+      ([slug]) => !['rec-closed', 'rec-merged'].includes(slug),
+    )) {
+      expect(after.get(slug)).toMatchObject({ leaseState: 'leased', holder });
+      expect(slotContents(stack.twin, stack.config, slug).rows).toBe(2);
+    }
+    // The release names why, in the slot's history.
+    const released = (await stack.client.events(pool, 'rec-closed')).find(
+      (event) => event.event === 'force-released',
+    );
+    expect(released).toMatchObject({
+      holder: 'pr-82',
+      detail: expect.objectContaining({ note: 'gc: pull request #82 is closed' }),
+    });
+
+    // GitHub errors are warnings, not failures; every pull request was asked about once.
+    expect(run.stdout).toMatch(
+      /::warning title=preview-gc::GitHub could not tell the state of 2 pull requests, so their slots were left as they are: .*#84: GitHub answered HTTP 404.*#85: GitHub answered HTTP 403 \(rate limit reached\)/,
+    );
+    expect(run.summary).toContain('> [!WARNING]');
+    expect(lookupsByPullRequest(stack.github)).toEqual(
+      new Map([
+        [81, 1],
+        [82, 1],
+        [83, 1],
+        [84, 1],
+        [85, 1],
+      ]),
+    );
+    // The summary names the pull requests with their state.
+    expect(run.summary).toMatch(
+      /\[pr-82\]\(https:\/\/github\.com\/acme\/shop\/pull\/82\) Change number 82 \(closed\)/,
+    );
+  });
+
+  it('without a github-token changes nothing and says why', async () => {
+    const run = await gc(pool, { 'github-token': '' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(reportOf(run).slots).toEqual([]);
+    expect(run.stdout).toMatch(
+      /::warning title=preview-gc::3 pull requests hold a live lease; without a github-token/,
+    );
+    expect(stack.github.requests).toEqual([]);
+  });
+});
+
+describe("gc reconcile: the holder changes between GitHub's answer and the release", () => {
+  it('releases nothing when another holder, or a newer lease of the same pull request, has the slot', async () => {
+    const pool = 'reconcile-race';
+    await heldSlots(pool, { 'race-taken': 'pr-91', 'race-reopened': 'pr-92' });
+    stack.github.pullRequests.set(91, 'closed');
+    stack.github.pullRequests.set(92, 'closed');
+    stack.github.beforePullRequestAnswer = async (number) => {
+      // While GitHub answers "closed": a person takes pr-91's slot, and pr-92 is reopened and pushed
+      // (its lease ends and it gets the slot again, a newer generation).
+      if (number === 91) {
+        await stack.client.acquireSpecific({
+          type: pool,
+          slug: 'race-taken',
+          holder: 'manual-bo',
+          leaseMs: DAY,
+          force: true,
+        });
+      }
+      if (number === 92) {
+        await stack.client.release({ type: pool, slug: 'race-reopened', force: true });
+        await stack.client.acquireSpecific({
+          type: pool,
+          slug: 'race-reopened',
+          holder: 'pr-92',
+          leaseMs: DAY,
+        });
+      }
+    };
+    const before = new Map(
+      (await stack.client.list(pool)).resources.map((slot) => [slot.slug, slot.generation]),
+    );
+    try {
+      const run = await gc(pool);
+      expect(run.exitCode, run.stdout).toBe(0);
+      expect(reportOf(run).slots).toMatchObject([
+        {
+          slug: 'race-taken',
+          outcome: 'skipped',
+          problem: expect.stringMatching(
+            /^pr-91 no longer holds it at generation \d+ \(now manual-bo, generation \d+\); nothing was released$/,
+          ),
+        },
+        {
+          slug: 'race-reopened',
+          outcome: 'skipped',
+          problem: expect.stringMatching(
+            /^pr-92 no longer holds it at generation \d+ \(now pr-92, generation \d+\); nothing was released$/,
+          ),
+        },
+      ]);
+    } finally {
+      stack.github.beforePullRequestAnswer = undefined;
+    }
+    const after = new Map((await stack.client.list(pool)).resources.map((slot) => [slot.slug, slot]));
+    expect(after.get('race-taken')).toMatchObject({
+      holder: 'manual-bo',
+      generation: (before.get('race-taken') ?? 0) + 1,
+    });
+    expect(after.get('race-reopened')).toMatchObject({
+      holder: 'pr-92',
+      generation: (before.get('race-reopened') ?? 0) + 1,
+    });
+    expect(slotContents(stack.twin, stack.config, 'race-reopened').rows).toBe(2);
+  });
+});

@@ -1,0 +1,166 @@
+// A GitHub REST API double on a loopback port, for the real Octokit client of @actions/github (the
+// bundled action points at it through GITHUB_API_URL). It answers the few routes preview-gc calls, in
+// the shapes GitHub's REST reference gives them: "Get a pull request" (`state` open/closed, `merged_at`),
+// "List / Create issue comments" and "Update an issue comment"; a missing pull request is 404
+// `{ message: 'Not Found' }`; an exhausted rate limit is 403 with `x-ratelimit-remaining: 0`, as the
+// "Rate limits for the REST API" page describes. Every request is logged; a hook may act before an
+// answer goes out (to change the world between GitHub's answer and the caller's next step).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type PullRequestBehaviour = 'open' | 'closed' | 'merged' | 'missing' | 'rate-limited';
+
+export interface GitHubRequest {
+  method: string;
+  path: string;
+  /** The Authorization header as sent. */
+  authorization: string | undefined;
+}
+
+export interface GitHubDouble {
+  /** e.g. http://127.0.0.1:4321, what GITHUB_API_URL is set to. */
+  url: string;
+  token: string;
+  pullRequests: Map<number, PullRequestBehaviour>;
+  /** Comments by pull request number. */
+  comments: Map<number, { id: number; body: string }[]>;
+  /** Comment routes answer 403 (a token without pull-requests: write) while this is true. */
+  refuseComments: boolean;
+  requests: GitHubRequest[];
+  /** Runs before a pull request's answer is sent. */
+  beforePullRequestAnswer?: (number: number) => Promise<void>;
+  close(): Promise<void>;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    'x-github-media-type': 'github.v3; format=json',
+    ...headers,
+  });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? {} : JSON.parse(text);
+}
+
+function pullRequestAnswer(number: number, behaviour: 'open' | 'closed' | 'merged') {
+  return {
+    url: `https://api.github.com/repos/acme/shop/pulls/${number}`,
+    number,
+    state: behaviour === 'open' ? 'open' : 'closed',
+    title: `Change number ${number}`,
+    merged_at: behaviour === 'merged' ? '2026-11-30T09:00:00Z' : null,
+    closed_at: behaviour === 'open' ? null : '2026-11-30T09:00:00Z',
+  };
+}
+
+export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
+  let nextCommentId = 1000;
+  const double: Omit<GitHubDouble, 'url' | 'close'> = {
+    token,
+    pullRequests: new Map(),
+    comments: new Map(),
+    refuseComments: false,
+    requests: [],
+  };
+
+  async function pullRequest(res: ServerResponse, number: number): Promise<void> {
+    await double.beforePullRequestAnswer?.(number);
+    const behaviour = double.pullRequests.get(number) ?? 'missing';
+    if (behaviour === 'missing') send(res, 404, { message: 'Not Found', documentation_url: DOCS });
+    else if (behaviour === 'rate-limited') {
+      send(
+        res,
+        403,
+        { message: 'API rate limit exceeded for installation ID 4242.', documentation_url: DOCS },
+        { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1764500000' },
+      );
+    } else send(res, 200, pullRequestAnswer(number, behaviour));
+  }
+
+  /** GET lists a pull request's comments, POST adds one. */
+  async function issueComments(req: IncomingMessage, res: ServerResponse, number: number): Promise<void> {
+    const list = double.comments.get(number) ?? [];
+    if (req.method === 'POST') {
+      const body = (await readBody(req)) as { body: string };
+      const created = { id: nextCommentId++, body: body.body };
+      double.comments.set(number, [...list, created]);
+      send(res, 201, created);
+    } else send(res, 200, list);
+  }
+
+  async function updateComment(req: IncomingMessage, res: ServerResponse, id: number): Promise<void> {
+    const body = (await readBody(req)) as { body: string };
+    const found = [...double.comments.values()].flat().find((entry) => entry.id === id);
+    if (found === undefined) {
+      send(res, 404, { message: 'Not Found', documentation_url: DOCS });
+      return;
+    }
+    found.body = body.body;
+    send(res, 200, found);
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const path = new URL(req.url ?? '/', 'http://double').pathname;
+    double.requests.push({ method, path, authorization: req.headers.authorization });
+    // GitHub takes the token as `token <t>` (what Octokit sends) or `Bearer <t>`.
+    if (req.headers.authorization !== `token ${token}` && req.headers.authorization !== `Bearer ${token}`) {
+      send(res, 401, { message: 'Bad credentials', documentation_url: DOCS });
+      return;
+    }
+    const pull = /^\/repos\/acme\/shop\/pulls\/(\d+)$/.exec(path);
+    const comments = /^\/repos\/acme\/shop\/issues\/(\d+)\/comments$/.exec(path);
+    const comment = /^\/repos\/acme\/shop\/issues\/comments\/(\d+)$/.exec(path);
+    if (pull !== null && method === 'GET') return pullRequest(res, Number(pull[1]));
+    if ((comments !== null || comment !== null) && double.refuseComments) {
+      send(res, 403, { message: 'Resource not accessible by integration', documentation_url: DOCS });
+      return;
+    }
+    if (comments !== null && (method === 'GET' || method === 'POST'))
+      return issueComments(req, res, Number(comments[1]));
+    if (comment !== null && method === 'PATCH') return updateComment(req, res, Number(comment[1]));
+    send(res, 404, { message: 'Not Found', documentation_url: DOCS });
+  }
+
+  const server = createServer((req, res) => {
+    answer(req, res).catch((error: unknown) => send(res, 500, { message: String(error) }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(double, {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  });
+}
+
+/** Lookups of each pull request, by number: the run must ask about each at most once. */
+export function lookupsByPullRequest(double: Pick<GitHubDouble, 'requests'>): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const request of double.requests) {
+    const match = /\/pulls\/(\d+)$/.exec(request.path);
+    if (match !== null) counts.set(Number(match[1]), (counts.get(Number(match[1])) ?? 0) + 1);
+  }
+  return counts;
+}
