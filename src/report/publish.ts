@@ -52,7 +52,6 @@ export async function publishReport(report: RunReport, io: PublishIO): Promise<v
   setOutputs(report, io);
   for (const warning of report.warnings ?? []) io.warning(warning, { title: 'preview-gc' });
   annotate(report, io);
-  for (const warning of report.warnings ?? []) io.warning(warning, { title: 'preview-gc' });
   try {
     await io.writeSummary(renderSummary(report));
   } catch (error) {

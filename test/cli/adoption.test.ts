@@ -259,10 +259,13 @@ describe('a wrong semaphore token', () => {
     const result = await cli(['status', '--pool', 'app-preview'], {
       SEMAPHORE_TOKEN: 'pasted with a newline\n',
     });
-    expect(result.code, show(result)).toBe(1);
-    expect(result.stdout + result.stderr).toMatch(
-      /the semaphore token contains whitespace.*; nothing was sent\. The token comes from SEMAPHORE_TOKEN \(environment variable\)/,
+    // Refused with the other settings, before any call, naming where it came from and not its value.
+    expect(result.code, show(result)).toBe(2);
+    expect(result.stderr).toContain('did not start; fix these settings (nothing was changed)');
+    expect(result.stderr).toContain(
+      'SEMAPHORE_TOKEN (environment variable) must not contain spaces, line breaks or control characters (the value is not shown)',
     );
+    expect(result.stdout + result.stderr).not.toContain('pasted with a newline');
   });
 
   it('names the input and its secret in the action', async () => {

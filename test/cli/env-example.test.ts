@@ -48,7 +48,7 @@ describe('.env.example', () => {
     expect(text).toContain(`touch ${summary}`);
   });
 
-  it('runs the action to the end: the summary is written, with no warning', async () => {
+  it('runs the action to the end: the summary is written, with no warning but the expected one', async () => {
     const env = variables(text);
     const summaryPath = join(dir, env.GITHUB_STEP_SUMMARY ?? '');
     await writeFile(summaryPath, '');
@@ -59,7 +59,11 @@ describe('.env.example', () => {
       GITHUB_STEP_SUMMARY: summaryPath,
     }).result;
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).not.toContain('::warning');
+    // Locally there is no GitHub to ask whether the demo's pull requests closed: that one warning is
+    // expected (and said in .env.example); any other, such as a missing summary file, is not.
+    const warnings = run.stdout.split('\n').filter((line) => line.startsWith('::warning'));
+    expect(warnings, warnings.join('\n')).toHaveLength(1);
+    expect(warnings[0]).toContain('without a github-token (pull-requests: read) gc cannot tell');
     const summary = await readFile(summaryPath, 'utf8');
     expect(summary.split('\n')[0]).toBe(`## ✅ preview-gc gc on pool \`${DEMO_POOL}\`: 5 would be reclaimed`);
   }, 60_000);

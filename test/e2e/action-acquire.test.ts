@@ -221,13 +221,13 @@ describe('acquire: erase on acquire', () => {
 describe('acquire: a slot that cannot be erased', () => {
   it('never hands over a slot whose names the config refuses, even a clean one', async () => {
     const pool = 'acq-refused';
-    // rel-prod-1 matches the protect pattern *-prod*: no call may touch it, and no deploy may use it.
+    // rel-prod-1 holds the protected word prod: no call may touch it, and no deploy may use it.
     await stack.client.add({ type: pool, slug: 'prod-1' });
     const run = await acquire(pool, 90);
     expect(run.exitCode).toBe(1);
     expect(run.outputs.slot).toBeUndefined();
     expect(run.stdout).toMatch(
-      /::error::No slot was handed over: prod-1 .*refused before any call: .*protect pattern '\*-prod\*'/,
+      /::error::No slot was handed over: prod-1 .*refused before any call: .*contains the protected word 'prod'/,
     );
     expect(await slotOf(pool, 'prod-1')).toMatchObject({ leaseState: 'available', eraseFailures: 1 });
   });

@@ -79,14 +79,9 @@ describe('eraseThenRelease', () => {
 
     // Nothing after the step in flight is touched once the renew says the lease is gone.
     expect(eraser.changed).toEqual(['preview-1 compute', 'preview-1 d1']);
-    expect(semaphore.trace()).toEqual([
-      'renew preview-1',
-      'renew preview-1',
-      'release preview-1 dirty',
-      'find preview-1',
-    ]);
-    expect(report.outcome).toBe('skipped');
-    expect(report.problem).toMatch(/lease was gone/);
+    expect(semaphore.trace()).toEqual(['renew preview-1', 'renew preview-1', 'release preview-1 dirty']);
+    // The erase says it was fenced, so the command's own outcome names the takeover (gc's: skipped,
+    // in sweep.unit.test.ts); the release asks nothing more of the slot.
     expect(report.erase?.status).toBe('fenced');
   });
 

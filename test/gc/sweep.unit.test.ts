@@ -93,7 +93,7 @@ describe('runGc', () => {
       ['preview-1', 'skipped'],
       ['preview-2', 'reclaimed'],
     ]);
-    expect(report.slots[0]?.problem).toMatch(/someone took the slot/);
+    expect(report.slots[0]?.problem).toMatch(/forced away by someone during the erase/);
   });
 
   it('releases a slot whose erase throws, dirty, reports it erase-failed, and goes on with the next', async () => {

@@ -674,7 +674,8 @@ describe('hostile answers: data, never code, never a token', () => {
     const run = await bundledAction(script);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toMatch(message);
-    expect(twin.requests()).toEqual([]);
+    // The credential check may run (it names no slot's resource); nothing of a slot is touched.
+    expect(['bad-a', 'bad-live'].flatMap((slug) => requestsTouching(twin, slotConfig, slug))).toEqual([]);
     expect(run.summary).not.toContain('curl');
   });
 
