@@ -1,11 +1,13 @@
 // Model-based test: fast-check plans interleavings of pull requests acquiring, renewing and releasing,
 // the deploy jobs of three more pull requests (the action's acquire), a person forcing a slot, two GC
-// runners at once (GitHub's and Depot's; every runner stopped before each semaphore call and each
-// destructive Cloudflare call), clock jumps (the semaphore's test clock) and faults, against the real
-// semaphore and the Cloudflare twin. Invariants: no erase under someone else's lease, every gc lease
-// ends released (or, its answer lost, runs out and the run says so), a deploy gets a slot with no one
-// else's data in it and keeps no lease when it hands nothing over, clean only after a complete erase,
-// dry run changes nothing, reports and exit codes tell the truth.
+// runners at once (GitHub's and Depot's), a closed pull request's cleanup (the slot changing hands
+// before each of its forces), every runner stopped before each semaphore call and each destructive
+// Cloudflare call, clock jumps (the semaphore's test clock) and faults, against the real semaphore and
+// the Cloudflare twin, over slots with their own resource names or shared ones. Invariants: no erase
+// under someone else's lease, one owner per resource name, a force releases only the lease it read,
+// every gc lease ends released (or, its answer lost, runs out and the run says so), a deploy gets a
+// slot with no one else's data in it and keeps no lease when it hands nothing over, clean only after
+// a complete erase, dry run changes nothing, reports and exit codes tell the truth.
 // PREVIEW_GC_MODEL_RUNS (default 200) sets the number of runs, PREVIEW_GC_MODEL_SEED replays one.
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -75,13 +77,19 @@ describe('model: GC runners, pull requests, a person, the clock and faults on on
     const failures = (await Promise.allSettled(shares.map((runs, index) => lane(index, runs))))
       .map((outcome, index) =>
         outcome.status === 'rejected'
-          ? `lane ${index} (seed ${SEED + index}): ${String(outcome.reason)}`
+          ? `lane ${index} (seed ${SEED + index}): ${failureOf(outcome.reason)}`
           : '',
       )
       .filter(Boolean);
     expect(failures).toEqual([]);
   }, 300_000);
 });
+
+/** fast-check's failure names the counterexample; the violations it found are in its cause. */
+function failureOf(reason: unknown): string {
+  const cause = reason instanceof Error ? reason.cause : undefined;
+  return cause === undefined ? String(reason) : `${String(reason)}\n${String(cause)}`;
+}
 
 /** Plays one plan to its end in a world of its own; the world's violations and trace are the result. */
 async function playDirected(id: string, plan: Plan): Promise<World> {
@@ -120,6 +128,23 @@ describe('model: directed interleavings', () => {
     });
     expect(world.violations).toEqual([]);
     expect(world.trace.at(-1)).toMatch(/github ended 1: shared-names-b-1 erase-failed/);
+  });
+
+  // Erase on acquire: pr-1 leaves its data behind, and the deploy of pr-11 gets a slot with someone
+  // else's data in it (pr-1's, or expired pr-91's): the deploy moves in only after the erase.
+  it("a deploy gets a slot that held someone else's data erased first", async () => {
+    const world = await playDirected('deploy-after-release', {
+      start: ['clean', 'expired'],
+      names: 'own',
+      steps: [
+        { kind: 'pr-acquire', pr: 1 },
+        { kind: 'deploy', pr: 11, fault: null },
+        { kind: 'pr-release', pr: 1 },
+      ],
+    });
+    expect(world.violations).toEqual([]);
+    expect(world.trace.at(-1)).toMatch(/^deploy-11 ended 0: deploy-after-release-[ab]-1 erased$/);
+    expect(world.trace).toContainEqual(expect.stringMatching(/^pr-11 deployed into /));
   });
 
   // Found by an attack session: cleanup read pr-7's slot, pr-8 got it, and cleanup's force evicted pr-8.

@@ -1,15 +1,25 @@
 // The plans fast-check generates (and shrinks): how the two slots start, then a sequence of steps by
-// pull requests, a person, the clock and two GC runners, each runner moved one stop at a time.
+// pull requests, a person, the clock, two GC runners, a cleanup and three deploy jobs, each runner
+// moved one stop at a time.
 import fc from 'fast-check';
-import type { RunFault } from './runner.ts';
+import { DEPLOY_PULL_REQUESTS, type RunFault, type RunnerName } from './runner.ts';
 import type { Plan, SlotStart, Step } from './world.ts';
 
 const slotStart: fc.Arbitrary<SlotStart> = fc.constantFrom('clean', 'dirty', 'live', 'expired');
 const gcRunner = fc.constantFrom('github' as const, 'depot' as const);
-const runner = fc.constantFrom('github' as const, 'depot' as const, 'cleanup' as const);
+const runner: fc.Arbitrary<RunnerName> = fc.constantFrom(
+  'github' as const,
+  'depot' as const,
+  'cleanup' as const,
+  ...DEPLOY_PULL_REQUESTS.map((pr) => `deploy-${pr}` as const),
+);
 /** Pull requests of the plan, and the two the start may give a slot to. */
 const closedPr = fc.constantFrom(1, 2, 3, 90, 91);
+const deployPr = fc.constantFrom(...DEPLOY_PULL_REQUESTS);
+/** Pull requests acting on the semaphore directly (1-3). */
 const pr = fc.integer({ min: 1, max: 3 });
+/** Those, and the deploys' pull requests, which renew or release the lease their deploy got. */
+const anyPr = fc.oneof(pr, deployPr);
 
 const fault: fc.Arbitrary<RunFault> = fc.oneof(
   fc.record({
@@ -26,8 +36,8 @@ const fault: fc.Arbitrary<RunFault> = fc.oneof(
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('pr-acquire' as const), pr }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-renew' as const), pr }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-release' as const), pr }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-renew' as const), pr: anyPr }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('pr-release' as const), pr: anyPr }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -40,7 +50,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('advance' as const),
-      by: fc.constantFrom('seconds' as const, 'past-pr-lease' as const, 'past-gc-lease' as const),
+      by: fc.constantFrom(
+        'seconds' as const,
+        'past-pr-lease' as const,
+        'past-gc-lease' as const,
+        'past-deploy-lease' as const,
+      ),
     }),
   },
   {
@@ -61,6 +76,14 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('cleanup-start' as const),
       pr: closedPr,
       change: fc.constantFrom('none' as const, 'person-forces' as const, 'pr-hands-over' as const),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('deploy' as const),
+      pr: deployPr,
+      fault: fc.option(fault, { freq: 3 }),
     }),
   },
   {

@@ -1,16 +1,27 @@
-// One GC runner of the model (GitHub's or Depot's): the real action in-process, whose semaphore and
-// Cloudflare traffic passes through wrappers that (1) stop it before every semaphore call and every
-// destructive Cloudflare call until the model lets it go on, so other actors act in between, (2)
-// tell the world what the semaphore really answered, and (3) inject the run's one fault.
+// One runner of the model: a GC run (GitHub's or Depot's), the cleanup of a closed pull request, or a
+// pull request's deploy job (acquire). The real action in-process, whose semaphore and Cloudflare
+// traffic passes through wrappers that (1) stop it before every semaphore call and every destructive
+// Cloudflare call until the model lets it go on, so other actors act in between, (2) tell the world
+// what the semaphore really answered, and (3) inject the run's one fault.
 import type { Lease, ReleaseAnswer } from '../../../src/semaphore/protocol.ts';
 import { type InProcessRun, runActionInProcess } from '../../support/in-process-action.ts';
 
-/** GitHub's and Depot's gc, and the cleanup of a closed pull request. */
-export type RunnerName = 'github' | 'depot' | 'cleanup';
-export type StopKind = 'list' | 'acquire' | 'renew' | 'release' | 'find' | 'change';
+/** The deploy jobs of three pull requests, pr-11 to pr-13. */
+export const DEPLOY_PULL_REQUESTS = [11, 12, 13] as const;
+export type DeployPullRequest = (typeof DEPLOY_PULL_REQUESTS)[number];
+export type DeployRunnerName = `deploy-${DeployPullRequest}`;
+export type GcRunnerName = 'github' | 'depot';
+/** GitHub's and Depot's gc, the cleanup of a closed pull request, and the deploy jobs. */
+export type RunnerName = GcRunnerName | 'cleanup' | DeployRunnerName;
+export type StopKind = 'list' | 'acquire' | 'renew' | 'release' | 'mark' | 'find' | 'change';
+
+/** Calls that hand out a lease: gc's and cleanup's acquire-specific, and a deploy's acquire (any slot). */
+const isAcquire = (pathname: string) =>
+  pathname.endsWith('/acquire-specific') || pathname.endsWith('/resources/acquire');
 
 function stopKindOf(pathname: string): StopKind {
-  if (pathname.endsWith('/acquire-specific')) return 'acquire';
+  if (isAcquire(pathname)) return 'acquire';
+  if (pathname.endsWith('/mark-dirty')) return 'mark';
   if (pathname.endsWith('/renew')) return 'renew';
   if (pathname.endsWith('/release')) return 'release';
   return pathname === '/api/resources' ? 'list' : 'find';
@@ -81,6 +92,10 @@ export class Runner {
   readonly fault: RunFault | undefined;
   /** The lease the runner knows it holds (its last acquire answer), until it sends the release. */
   current: { slug: string; generation: number } | null = null;
+  /** Its last acquire answer, whole (a deploy's lease, which the pull request keeps). */
+  lastLease: Lease | null = null;
+  /** Leases the semaphore granted this run (slug#generation), reused ones included. */
+  readonly granted: string[] = [];
   /** Its last fence (renew) of the current lease: the model log's sequence number and the answer. */
   lastFence: { seq: number; ok: boolean } | null = null;
   /** The runner's latest change: its sequence number and the erase step it belongs to. */
@@ -188,10 +203,12 @@ export class Runner {
   private observe(pathname: string, requestBody: string, answer: unknown, known: boolean): void {
     const request = parse(requestBody) as ReleaseBody | undefined;
     const { observer } = this.options;
-    if (pathname.endsWith('/acquire-specific') && answer !== null && answer !== undefined) {
+    if (isAcquire(pathname) && answer !== null && answer !== undefined) {
       const lease = answer as Lease;
       observer.granted(this, lease);
+      this.granted.push(`${lease.slug}#${lease.generation}`);
       if (known) {
+        this.lastLease = lease;
         this.current = { slug: lease.slug, generation: lease.generation };
         this.lastChange = null;
         this.advancedSinceFence = 0;

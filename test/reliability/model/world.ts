@@ -1,8 +1,9 @@
 // The world of one model run: one pool of two slots on the real semaphore (with its test clock), a
-// Cloudflare twin, pull requests and a person acting on the semaphore directly, and up to two GC
-// runners (GitHub's and Depot's) that the plan moves forward one semaphore call or destructive
-// Cloudflare call at a time. Every lease the semaphore grants is logged in plan order, which is what
-// the invariants are checked against, as they happen and at the end.
+// Cloudflare twin, pull requests and a person acting on the semaphore directly, and the runners: up
+// to two GC runs (GitHub's and Depot's), a closed pull request's cleanup and the deploy jobs of three
+// pull requests (acquire), which the plan moves forward one semaphore call or destructive Cloudflare
+// call at a time. Every lease the semaphore grants is logged in plan order, which is what the
+// invariants are checked against, as they happen and at the end.
 import type { SlotConfig } from '../../../src/config/slot-config.ts';
 import { type SemaphoreClient, SemaphoreError } from '../../../src/semaphore/client.ts';
 import type { LocalSemaphore } from '../../../src/semaphore/local.ts';
@@ -17,9 +18,12 @@ import {
   slotPathMarkers,
   slotSeed,
   tenantData,
+  tenantsIn,
 } from '../../support/twin-slot.ts';
 import { startTwin, type Twin } from '../../twin/twin.ts';
 import {
+  type DeployPullRequest,
+  type GcRunnerName,
   type ReleaseBody,
   type RunFault,
   Runner,
@@ -30,11 +34,14 @@ import {
 
 export const GC_LEASE_MS = 30 * 60_000;
 export const PR_LEASE_MS = 10 * 60_000;
+/** A deploy's lease (`lease-minutes`, the shortest the action allows), so the model sees it expire. */
+export const DEPLOY_LEASE_MINUTES = 60;
 export const PERSON = 'manual-ana';
 const ADVANCE_MS = {
   seconds: 20_000,
   'past-pr-lease': PR_LEASE_MS + 60_000,
   'past-gc-lease': GC_LEASE_MS + 60_000,
+  'past-deploy-lease': DEPLOY_LEASE_MINUTES * 60_000 + 60_000,
 };
 
 /** A slot config and its file. */
@@ -60,9 +67,11 @@ export type Step =
   | { kind: 'force'; slot: 0 | 1 }
   | { kind: 'person-release' }
   | { kind: 'advance'; by: keyof typeof ADVANCE_MS }
-  | { kind: 'gc-start'; runner: Exclude<RunnerName, 'cleanup'>; dryRun: boolean; fault: RunFault | null }
+  | { kind: 'gc-start'; runner: GcRunnerName; dryRun: boolean; fault: RunFault | null }
   /** A pull request closed: cleanup runs for it, and before each of its forces the slot may change hands. */
   | { kind: 'cleanup-start'; pr: number; change: HolderChange }
+  /** A pull request pushes: its deploy job starts (or, running, goes on one stop). */
+  | { kind: 'deploy'; pr: DeployPullRequest; fault: RunFault | null }
   | { kind: 'gc-step'; runner: RunnerName; times: number }
   /** Moves the runner on until it waits before that kind of call (or ends). */
   | { kind: 'gc-until'; runner: RunnerName; before: StopKind };
@@ -221,7 +230,8 @@ export class World implements RunnerObserver {
     if (!runner.done) return;
     this.runners.delete(runner.name);
     this.finished.push(runner);
-    count(runner.name === 'cleanup' ? 'cleanup runs' : runner.dryRun ? 'dry runs' : 'gc runs');
+    if (isDeploy(runner)) await this.deployEnded(runner);
+    count(kindOfRun(runner));
     if (runner.faultInjected) count('faults injected');
     for (const slot of runner.result?.report?.slots ?? []) count(`outcome ${slot.outcome}`);
     const outcomes = runner.result?.report?.slots.map((slot) => `${slot.slug} ${slot.outcome}`) ?? [];
@@ -245,6 +255,8 @@ export class World implements RunnerObserver {
         return this.gcStarts(step.runner, step.dryRun, step.fault ?? undefined);
       case 'cleanup-start':
         return this.cleanupStarts(step.pr, step.change);
+      case 'deploy':
+        return this.deployStarts(step.pr, step.fault ?? undefined);
       case 'gc-step':
         for (let i = 0; i < step.times; i++) {
           const runner = this.runners.get(step.runner);
@@ -342,6 +354,42 @@ export class World implements RunnerObserver {
     });
     this.trace.push(`cleanup of pr-${pr} started${change === 'none' ? '' : `, ${change} before each force`}`);
     await runner.start();
+  }
+
+  /** A pull request pushes: its deploy job (the action's acquire) starts, or goes on one stop. */
+  private async deployStarts(pr: DeployPullRequest, fault: RunFault | undefined): Promise<void> {
+    const name = `deploy-${pr}` as const;
+    const running = this.runners.get(name);
+    if (running !== undefined) return this.stepRunner(running);
+    const runner = this.startRunner(name, false, fault, {
+      command: 'acquire',
+      'pull-request': String(pr),
+      'lease-minutes': String(DEPLOY_LEASE_MINUTES),
+    });
+    this.trace.push(`${name} started${fault ? ` with fault ${JSON.stringify(fault)}` : ''}`);
+    await runner.start();
+  }
+
+  /**
+   * A deploy ended. With a slot handed over and still its own, the slot holds no one else's data (the
+   * erase on acquire), and the pull request moves in; a deploy that handed nothing over holds no lease
+   * it got this run (checked at the end, in verifyDeployLeases).
+   */
+  private async deployEnded(runner: Runner): Promise<void> {
+    const acquired = runner.result?.report?.acquired;
+    const lease = runner.lastLease;
+    if (acquired === undefined || lease === null) return;
+    const slot = await this.env.client.find(this.pool, acquired.slug);
+    if (slot.holder !== acquired.holder || slot.generation !== acquired.generation) {
+      count('hand-overs taken away before the deploy');
+      return;
+    }
+    count(acquired.wasDirty ? 'hand-overs erased first' : 'hand-overs without an erase');
+    const others = tenantsIn(this.twin, this.config, acquired.slug).filter((who) => who !== acquired.holder);
+    if (others.length > 0)
+      this.violate(`${runner.name} got ${acquired.slug} holding the data of ${others.join(', ')}`);
+    this.moveIn(lease, acquired.holder);
+    this.trace.push(`${acquired.holder} deployed into ${acquired.slug}#${acquired.generation}`);
   }
 
   /** The closed pull request's lease on `slug` ends, and another pull request acquires the slot. */
@@ -452,8 +500,9 @@ export class World implements RunnerObserver {
 
   /**
    * Never erase under someone else's live lease: the runner holds the slot's newest lease, or the
-   * only newer ones are a person's force acquires made after its last fence (the fence stops the
-   * erase before the next step; the step in flight finishes).
+   * newer ones start with a person's force acquire made after its last fence (the fence stops the
+   * erase before its next request that is due a renew; the step in flight finishes, even when the
+   * person has let the slot go and someone else took it since).
    */
   async destructive(runner: Runner, method: string, path: string): Promise<void> {
     count('destructive calls checked');
@@ -499,7 +548,10 @@ export class World implements RunnerObserver {
     if (previous !== null && previous.step !== step && fence.seq < previous.seq)
       return `the ${step} step started without renewing the lease`;
     const newer = this.grants.filter((g) => g.slug === current.slug && g.generation > current.generation);
-    const stolen = newer.filter((g) => !(g.force && g.seq > fence.seq));
+    // A person's force after the runner's last fence ends its lease without its knowing: the step in
+    // flight finishes (the accepted race), also when others take the slot after the person let go.
+    const forced = newer.find((g) => g.force && g.seq > fence.seq);
+    const stolen = newer.filter((g) => forced === undefined || g.seq < forced.seq);
     if (stolen.length === 0) return undefined;
     return `erased ${current.slug} under the lease of ${stolen.map((g) => `${g.holder}#${g.generation}`).join(', ')}`;
   }
@@ -511,6 +563,7 @@ export class World implements RunnerObserver {
     const slots = new Map(listing.resources.map((slot) => [slot.slug, slot]));
     for (const runner of this.finished) this.verifyRunner(runner);
     this.verifyGcLeases(slots, listing.now);
+    this.verifyDeployLeases();
     // With shared names a clean slot's resources hold the other slot's data: only gc's refusal counts.
     for (const slot of this.names === 'own' ? listing.resources : []) {
       if (
@@ -568,15 +621,42 @@ export class World implements RunnerObserver {
         `${runner.name} reported ${slot.slug} reclaimed, but its release answered ${JSON.stringify(release ?? 'nothing')}`,
       );
     }
-    // With shared names gc refuses the slots it would erase: that failure is the point.
+    // With shared names gc and acquire refuse the slots they would erase: that failure is the point.
     const refusedShared = report.slots.filter(
       (slot) => slot.outcome === 'erase-failed' && /both map to the/.test(slot.problem ?? ''),
     );
     for (const _ of refusedShared) count('shared names refused');
     if (this.names === 'shared' && report.slots.some((slot) => slot.outcome === 'reclaimed'))
       this.violate(`${runner.name} reclaimed a slot whose resources another slot names too`);
-    if (!runner.faultInjected && run.exitCode !== 0 && refusedShared.length === 0)
+    if (this.names === 'shared' && report.acquired !== undefined)
+      this.violate(
+        `${runner.name} handed over ${report.acquired.slug}, whose resources another slot names too`,
+      );
+    if (
+      !runner.faultInjected &&
+      run.exitCode !== 0 &&
+      refusedShared.length === 0 &&
+      !deployFailedForItsWorld(runner)
+    )
       this.violate(`${runner.name} failed without a fault: ${run.log.split('\n').at(-1)}`);
+  }
+
+  /** A deploy that handed no slot over keeps no lease it got in this run: released, or taken since. */
+  private verifyDeployLeases(): void {
+    for (const runner of this.finished.filter(
+      (r) => isDeploy(r) && r.result?.report?.acquired === undefined,
+    )) {
+      for (const granted of runner.granted) {
+        const [slug, generation] = granted.split('#');
+        const ended = this.releases.some(
+          (r) =>
+            r.runner === runner.name && r.slug === slug && r.generation === Number(generation) && r.released,
+        );
+        const superseded = this.grants.some((g) => g.slug === slug && g.generation > Number(generation));
+        if (!ended && !superseded && !runner.faultInjected)
+          this.violate(`${runner.name} handed nothing over but kept its lease ${granted}`);
+      }
+    }
   }
 
   /** Every lease gc took ends released, taken over, or, when its answer was lost, runs out by itself. */
@@ -606,4 +686,26 @@ export class World implements RunnerObserver {
       );
     }
   }
+}
+
+function isDeploy(runner: Runner): boolean {
+  return runner.name.startsWith('deploy-');
+}
+
+/** What the coverage counts a finished run as. */
+function kindOfRun(runner: Runner): string {
+  if (isDeploy(runner)) return 'deploys';
+  if (runner.name === 'cleanup') return 'cleanup runs';
+  return runner.dryRun ? 'dry runs' : 'gc runs';
+}
+
+/**
+ * Failures a deploy meets without any fault of its own: no slot could be had (both held, or needing
+ * repair), or a person forced its slot away during the erase.
+ */
+function deployFailedForItsWorld(runner: Runner): boolean {
+  if (!isDeploy(runner)) return false;
+  const report = runner.result?.report;
+  const problems = report?.problems.join(' ') ?? '';
+  return /could be had/.test(problems) || report?.slots.some((slot) => slot.outcome === 'skipped') === true;
 }
