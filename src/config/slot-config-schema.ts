@@ -2,6 +2,7 @@
 // from its module in src/kinds/), and the protections every expanded name is checked against.
 import * as z from 'zod';
 import { KIND_LIST, type KindKey, type KindTemplates, nameOf } from '../kinds/registry.ts';
+import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 
 /** Words no slot's resource name may contain, in any case: see `protect-words` in docs/config.md. */
 export const DEFAULT_PROTECT_WORDS: readonly string[] = ['prod', 'production', 'prd'];
@@ -31,12 +32,7 @@ const resourcesSchema = z
   });
 
 export const slotConfigSchema = z.strictObject({
-  pool: z
-    .string()
-    .regex(
-      /^(?=.*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
-      'must be 1-63 of a-z, 0-9 and -, with a letter; write e.g. pool: preview-slot',
-    ),
+  pool: z.string().regex(IDENTIFIER, `must be ${IDENTIFIER_RULE}; write e.g. pool: preview-slot`),
   resources: resourcesSchema,
   protect: z.array(z.string().min(1, 'must not be empty; write e.g. "*-live*"')).default([]),
   'protect-words': z

@@ -3,6 +3,7 @@
 // slots of a pool map to the same resource.
 import { KIND_LIST, type KindKey, type KindResources, nameOf } from '../kinds/registry.ts';
 import { shellCommand } from '../report/shell.ts';
+import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 import { ConfigError, type ConfigProblem, ProtectedResourceError } from './config-error.ts';
 import { firstMatchingGlob, firstProtectedWord } from './glob.ts';
 import { expand, lastNumberOf } from './name-template.ts';
@@ -10,8 +11,6 @@ import { type NameTemplate, nameTemplatesOf, type SlotConfig } from './slot-conf
 
 /** The concrete resources of one slot, every name expanded and checked against `protect` and `protect-words`. */
 export type SlotResources = { slot: string } & KindResources;
-
-const SLOT_SLUG = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
 
 /** Why a name is protected (`contains the protected word 'prod'`), or undefined. */
 function protectionOf(name: string, config: SlotConfig): string | undefined {
@@ -27,11 +26,11 @@ function protectionOf(name: string, config: SlotConfig): string | undefined {
  * before any call.
  */
 export function resourcesForSlot(config: SlotConfig, slug: string): SlotResources {
-  if (!SLOT_SLUG.test(slug)) {
+  if (!IDENTIFIER.test(slug)) {
     throw new ConfigError(config.file, [
       {
         path: '',
-        message: `slot '${slug}' is not a usable slug (1-63 of a-z, 0-9, - and _); rename the slot in the semaphore`,
+        message: `slot '${slug}' is not a usable slug (${IDENTIFIER_RULE}); rename the slot in the semaphore`,
       },
     ]);
   }
@@ -78,7 +77,7 @@ interface SlotName extends NameTemplate {
 
 /** The names slot `slug` maps to; a template it cannot expand is left out (resourcesForSlot refuses it). */
 function namesOfSlot(config: SlotConfig, slug: string): SlotName[] {
-  if (!SLOT_SLUG.test(slug)) return [];
+  if (!IDENTIFIER.test(slug)) return [];
   const number = lastNumberOf(slug);
   return nameTemplatesOf(config.resources).flatMap((template) => {
     const expanded = expand(template.template, slug, number, template.path);
