@@ -3,56 +3,16 @@
 // it. With Cloudflare credentials every slot is checked with one listing per kind, shared by all
 // slots; without them the command says it did not check.
 import { describeCredentialProblem } from '../cloudflare/credentials.ts';
-import type { NameResolver } from '../cloudflare/resolver.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import type { Settings } from '../config/settings.ts';
-import { resourcesForSlot, type SlotConfig, type SlotResources } from '../config/slot-config.ts';
+import { resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import { createPacer } from '../gc/cloudflare-eraser.ts';
+import { credentialProbes, describeResource, eachResource, nameOf } from '../kinds/registry.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure } from './spec.ts';
 
 /** A check of a few listings; it gets the time a person waits for at a terminal, no more. */
 const CHECK_DEADLINE_MS = 5 * 60_000;
-
-interface Named {
-  what: string;
-  name: string;
-  /** Where the name came from: its template and that template's place in the config. */
-  origin: { template: string; path: string };
-  exists: (resolver: NameResolver) => Promise<boolean>;
-}
-
-/** Every resource of a slot, with how to tell it exists. */
-function namedResources(resources: SlotResources): Named[] {
-  const found = (lookup: Promise<unknown>) => lookup.then((value) => value !== undefined);
-  return [
-    ...resources.workers.map((worker) => ({
-      what: 'Worker',
-      name: worker.name,
-      origin: worker,
-      exists: (resolver: NameResolver) => found(resolver.workerScript(worker.name)),
-    })),
-    ...resources.d1.map((database) => ({
-      what: 'D1 database',
-      name: database.name,
-      origin: database,
-      exists: (resolver: NameResolver) => found(resolver.d1DatabaseId(database.name)),
-    })),
-    ...resources.kv.map((namespace) => ({
-      what: 'KV namespace',
-      name: namespace.title,
-      origin: namespace,
-      exists: (resolver: NameResolver) => found(resolver.kvNamespaceId(namespace.title)),
-    })),
-    ...resources.r2.map((bucket) => ({
-      what:
-        bucket.jurisdiction === 'default' ? 'R2 bucket' : `R2 bucket (jurisdiction ${bucket.jurisdiction})`,
-      name: bucket.bucket,
-      origin: bucket,
-      exists: (resolver: NameResolver) => resolver.r2BucketExists(bucket.bucket, bucket.jurisdiction),
-    })),
-  ];
-}
 
 /**
  * Refuses (CommandFailure, nothing changed) when a resource of one of `slugs` does not exist; says on
@@ -92,7 +52,7 @@ export async function checkSlotResources(
   // The Cloudflare client is loaded only here, as the erase loads it: a command without a check never parses it.
   const { connect } = await import('../gc/cloudflare-connection.ts');
   const { account, resolver, checkCredentials } = connect(options, createPacer(options));
-  const credentials = await checkCredentials(account, resolver.probes(config.resources));
+  const credentials = await checkCredentials(account, credentialProbes(resolver, config.resources));
   if (credentials !== null) {
     io.err(
       describeCredentialProblem(credentials, {
@@ -106,10 +66,10 @@ export async function checkSlotResources(
   const missing: string[] = [];
   try {
     for (const slug of slugs) {
-      for (const resource of namedResources(resourcesForSlot(config, slug))) {
-        if (!(await resource.exists(resolver)))
+      for (const { kind, resource } of eachResource(resourcesForSlot(config, slug))) {
+        if ((await kind.find(resolver, resource)) === undefined)
           missing.push(
-            `  - ${slug}: ${resource.what} '${resource.name}' (from '${resource.origin.template}' at ${config.file} ${resource.origin.path})`,
+            `  - ${slug}: ${describeResource(kind, resource)} '${nameOf(kind, resource)}' (from '${resource.template}' at ${config.file} ${resource.path})`,
           );
       }
     }

@@ -10,16 +10,10 @@
 // parked Worker this erase would upload. Tags and migration tags survive a redeploy, so neither
 // alone may skip the upload.
 import type { SlotWorker } from '../config/slot-config.ts';
-import type { WorkerScriptSummary } from './account.ts';
+import type { DurableObjectNamespace, WorkerScriptSummary } from './account.ts';
 import { CloudflareCallError } from './call-error.ts';
 import { describeBlockedClasses } from './erase-compute-blocked.ts';
-import {
-  type ComputeDetails,
-  type EraseContext,
-  missingResource,
-  StepError,
-  type StepOutcome,
-} from './erase-step.ts';
+import { type ComputeDetails, type EraseContext, StepError, type StepOutcome } from './erase-step.ts';
 import {
   isIdentifier,
   isParkedCode,
@@ -38,6 +32,21 @@ interface ClassPlan {
   keep: (KeptClass & { why: 'container' | 'keep' })[];
 }
 
+/**
+ * The Durable Object namespaces whose class the Worker `script` implements (one listing of every
+ * namespace a run). The namespaces of the Worker's previews carry its name too; they are not its
+ * classes (a preview-only class in `deleted_classes` would fail the whole upload), so they are left out.
+ */
+async function durableObjectNamespaces(
+  context: EraseContext,
+  script: string,
+): Promise<DurableObjectNamespace[]> {
+  const namespaces = await context.resolver.listing('durable-objects', (account) =>
+    account.listDurableObjectNamespaces(),
+  );
+  return namespaces.filter((namespace) => namespace.script === script && !namespace.preview);
+}
+
 /** Every live Durable Object class of the script, split into those to tombstone and those to keep. */
 async function planClasses(
   context: EraseContext,
@@ -47,7 +56,7 @@ async function planClasses(
   const exportsMode = usesExports(script);
   // A script with neither a migration tag nor exports has no Durable Object class: no listing needed.
   if (!exportsMode && script.migrationTag === undefined) return { tombstone: [], keep: [] };
-  const namespaces = await context.resolver.durableObjectNamespaces(worker.name);
+  const namespaces = await durableObjectNamespaces(context, worker.name);
   const exported = Object.entries(script.exports ?? {}).filter(
     ([, entry]) => entry.type === 'durable-object',
   );
@@ -56,7 +65,9 @@ async function planClasses(
   ];
   if (names.length === 0) return { tombstone: [], keep: [] };
 
-  const applications = await context.resolver.containerApplications();
+  const applications = await context.resolver.listing('containers', (account) =>
+    account.listContainerApplications(),
+  );
   const plan: ClassPlan = { tombstone: [], keep: [] };
   for (const name of names.sort()) {
     const namespace = namespaces.find((candidate) => candidate.className === name);
@@ -97,9 +108,12 @@ async function runsParkedCode(context: EraseContext, worker: SlotWorker, plan: C
   return deployed !== 'too-large' && isParkedCode(deployed, plan.keep);
 }
 
-export async function eraseCompute(context: EraseContext, worker: SlotWorker): Promise<StepOutcome> {
-  const script = await context.resolver.workerScript(worker.name);
-  if (!script) throw missingResource('Worker', worker.name, worker);
+/** Parks the Worker whose listing entry is `script` (src/kinds/workers.ts found it by name). */
+export async function eraseCompute(
+  context: EraseContext,
+  worker: SlotWorker,
+  script: WorkerScriptSummary,
+): Promise<StepOutcome> {
   const exportsMode = usesExports(script);
   const plan = await planClasses(context, worker, script);
   const unusable = plan.keep.filter((kept) => !isIdentifier(kept.name));

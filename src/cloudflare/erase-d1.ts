@@ -14,7 +14,6 @@ import {
   counted,
   type D1Details,
   type EraseContext,
-  missingResource,
   StepError,
   type StepOutcome,
 } from './erase-step.ts';
@@ -181,9 +180,12 @@ async function dropSchema(
   return { status: 'done', summary: `dropped ${scope}`, details };
 }
 
-export async function eraseD1(context: EraseContext, database: SlotD1): Promise<StepOutcome> {
-  const databaseId = await context.resolver.d1DatabaseId(database.name);
-  if (databaseId === undefined) throw missingResource('D1 database', database.name, database);
+/** Erases the database whose uuid is `databaseId` (src/kinds/d1.ts found it by name). */
+export async function eraseD1(
+  context: EraseContext,
+  database: SlotD1,
+  databaseId: string,
+): Promise<StepOutcome> {
   const schema = await readSchema(context, databaseId);
   return database.erase === 'rows'
     ? wipeRows(context, databaseId, schema)

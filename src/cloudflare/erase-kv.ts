@@ -4,16 +4,8 @@
 // those are recognised and ignored, so they cannot cause an endless loop. Keys Cloudflare reports
 // as not deleted are sent again, a few times. The pacer's budget bounds it all; what was deleted
 // before the budget ran out stays deleted, and the next run goes on from there.
-import type { SlotKv } from '../config/slot-config.ts';
 import { CloudflareCallError } from './call-error.ts';
-import {
-  counted,
-  type EraseContext,
-  type KvDetails,
-  missingResource,
-  StepError,
-  type StepOutcome,
-} from './erase-step.ts';
+import { counted, type EraseContext, type KvDetails, StepError, type StepOutcome } from './erase-step.ts';
 
 const BULK_DELETE_LIMIT = 10_000;
 /** Full listings per erase: one that deletes, one that verifies, and a few for keys written meanwhile. */
@@ -75,9 +67,8 @@ class KeyEraser {
   }
 }
 
-export async function eraseKv(context: EraseContext, namespace: SlotKv): Promise<StepOutcome> {
-  const namespaceId = await context.resolver.kvNamespaceId(namespace.title);
-  if (namespaceId === undefined) throw missingResource('KV namespace', namespace.title, namespace);
+/** Erases every key of the namespace whose id is `namespaceId` (src/kinds/kv.ts found it by title). */
+export async function eraseKv(context: EraseContext, namespaceId: string): Promise<StepOutcome> {
   const keys = new KeyEraser(context, namespaceId);
   try {
     for (let pass = 1; pass <= MAX_PASSES; pass++) {

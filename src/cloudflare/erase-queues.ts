@@ -5,17 +5,9 @@
 // next run purges again and checks), never as done. Every real erase purges: the backlog count is
 // best-effort and cannot prove a queue empty, and purging an empty queue changes nothing. A dry run
 // reads the backlog instead, to say roughly how many messages a purge would delete.
-import type { SlotQueue } from '../config/slot-config.ts';
 import type { QueuePurgeStatus } from './account.ts';
 import { CloudflareCallError } from './call-error.ts';
-import {
-  counted,
-  type EraseContext,
-  missingResource,
-  type QueuesDetails,
-  StepError,
-  type StepOutcome,
-} from './erase-step.ts';
+import { counted, type EraseContext, type QueuesDetails, StepError, type StepOutcome } from './erase-step.ts';
 import { POLL_SECONDS, pollUntil } from './poll.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T/;
@@ -51,9 +43,8 @@ async function purgeAndWait(context: EraseContext, queueId: string, details: Que
   if (finished) details.purge = 'finished';
 }
 
-export async function eraseQueue(context: EraseContext, queue: SlotQueue): Promise<StepOutcome> {
-  const queueId = await context.resolver.queueId(queue.name);
-  if (queueId === undefined) throw missingResource('Queue', queue.name, queue);
+/** Purges the queue whose id is `queueId` (src/kinds/queues.ts found it by name). */
+export async function eraseQueue(context: EraseContext, queueId: string): Promise<StepOutcome> {
   const details: QueuesDetails = { purge: 'not-started', statusReads: 0 };
   if (context.dryRun) {
     details.backlog = await context.account.queueBacklog(queueId);

@@ -8,17 +8,15 @@ import { formatDurationSeconds } from '../config/duration.ts';
 import type { SlotR2 } from '../config/slot-config.ts';
 import type { LifecycleRule } from './account.ts';
 import { CloudflareCallError } from './call-error.ts';
-import {
-  counted,
-  type EraseContext,
-  missingResource,
-  type R2Details,
-  StepError,
-  type StepOutcome,
-} from './erase-step.ts';
+import { counted, type EraseContext, type R2Details, StepError, type StepOutcome } from './erase-step.ts';
 
 /** A lifecycle PUT refused because the bucket's R2 Data Catalog could be left invalid. */
 const DATA_CATALOG_CONFLICT = 10081;
+
+/** What a bucket is called in a message: "R2 bucket (jurisdiction eu)". */
+export function bucketNoun(jurisdiction: SlotR2['jurisdiction']): string {
+  return jurisdiction === 'default' ? 'R2 bucket' : `R2 bucket (jurisdiction ${jurisdiction})`;
+}
 
 export function managedRule(expire: SlotR2['expire']): LifecycleRule {
   return {
@@ -53,10 +51,7 @@ export function withManagedRule(
 
 export async function eraseR2(context: EraseContext, bucket: SlotR2): Promise<StepOutcome> {
   const { jurisdiction } = bucket;
-  const where = jurisdiction === 'default' ? 'R2 bucket' : `R2 bucket (jurisdiction ${jurisdiction})`;
-  if (!(await context.resolver.r2BucketExists(bucket.bucket, jurisdiction))) {
-    throw missingResource(where, bucket.bucket, bucket);
-  }
+  const where = bucketNoun(jurisdiction);
   const rules = await context.account.getR2Lifecycle(bucket.bucket, jurisdiction);
   const wanted = managedRule(bucket.expire);
   const keptRules = rules.filter((rule) => rule.id !== wanted.id).map((rule) => rule.id);

@@ -1,5 +1,7 @@
 // What one erase step reports, and the error a step throws when it cannot do its job for a reason
 // that is not a failed Cloudflare call (a resource that does not exist, an answer it cannot use).
+
+import type { StepKind } from '../kinds/registry.ts';
 import type { CloudflareAccount } from './account.ts';
 import type { CallFailureReason } from './call-error.ts';
 import type { NameResolver } from './resolver.ts';
@@ -12,7 +14,7 @@ export interface EraseContext {
   dryRun: boolean;
 }
 
-export type StepKind = 'compute' | 'd1' | 'kv' | 'r2' | 'queues' | 'vectorize';
+export type { StepKind } from '../kinds/registry.ts';
 export type StepStatus = 'done' | 'unchanged' | 'would-change' | 'failed' | 'not-run';
 export type StepFailureReason =
   | CallFailureReason

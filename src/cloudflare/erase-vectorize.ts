@@ -10,7 +10,6 @@ import { CloudflareCallError } from './call-error.ts';
 import {
   counted,
   type EraseContext,
-  missingResource,
   StepError,
   type StepOutcome,
   type VectorizeDetails,
@@ -43,9 +42,6 @@ async function emptied(context: EraseContext, index: string, details: VectorizeD
 }
 
 export async function eraseVectorize(context: EraseContext, index: SlotVectorIndex): Promise<StepOutcome> {
-  if (!(await context.resolver.vectorizeIndexExists(index.name))) {
-    throw missingResource('Vectorize index', index.name, index);
-  }
   const details: VectorizeDetails = { vectorsDeleted: 0, listings: 0 };
   try {
     const first = await context.account.listVectorIds(index.name, undefined);

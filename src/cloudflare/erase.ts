@@ -1,27 +1,22 @@
-// Erases one slot in the order of docs/design.md#erasing-a-slot: compute (park the Worker and its DOs),
-// D1, KV, R2, Queues, Vectorize. Before every step the fence is asked (the sweep renews its lease there); a false
-// answer stops the erase. A failed step does not stop the others (they do not depend on each other,
+// Erases one slot in the order of docs/design.md#erasing-a-slot, the order of src/kinds/registry.ts:
+// compute (park the Worker and its DOs), D1, KV, R2, Queues, Vectorize. Before every step the fence
+// is asked (the sweep renews its lease there); a false answer stops the erase. A failed step does not stop the others (they do not depend on each other,
 // and each one done is one less for the next sweep), but a step stopped by the budget, the deadline,
 // the rate limit or an abort stops everything: the rest would fail the same way. Dry run is the
 // same path: reads happen, every mutation becomes a 'would-change' record.
 import type { SlotResources } from '../config/slot-config.ts';
+import { describeResource, eachResource, kindOfStep, nameOf } from '../kinds/registry.ts';
 import type { CloudflareAccount } from './account.ts';
 import { CloudflareCallError, DEFERRING_REASONS } from './call-error.ts';
-import { eraseCompute } from './erase-compute.ts';
-import { eraseD1 } from './erase-d1.ts';
-import { eraseKv } from './erase-kv.ts';
-import { eraseQueue } from './erase-queues.ts';
-import { eraseR2 } from './erase-r2.ts';
 import {
-  counted,
   type EraseContext,
+  missingResource,
   StepError,
   type StepFailureReason,
   type StepKind,
   type StepOutcome,
   type StepResult,
 } from './erase-step.ts';
-import { eraseVectorize } from './erase-vectorize.ts';
 import type { NameResolver } from './resolver.ts';
 
 export type EraseStatus =
@@ -68,39 +63,20 @@ interface PlannedStep {
   run: (context: EraseContext) => Promise<StepOutcome>;
 }
 
+/** One step per resource of the slot, kind by kind in the registry's order. */
 function planSteps(resources: SlotResources): PlannedStep[] {
-  return [
-    ...resources.workers.map((worker) => ({
-      kind: 'compute' as const,
-      resource: worker.name,
-      run: (context: EraseContext) => eraseCompute(context, worker),
-    })),
-    ...resources.d1.map((database) => ({
-      kind: 'd1' as const,
-      resource: database.name,
-      run: (context: EraseContext) => eraseD1(context, database),
-    })),
-    ...resources.kv.map((namespace) => ({
-      kind: 'kv' as const,
-      resource: namespace.title,
-      run: (context: EraseContext) => eraseKv(context, namespace),
-    })),
-    ...resources.r2.map((bucket) => ({
-      kind: 'r2' as const,
-      resource: bucket.bucket,
-      run: (context: EraseContext) => eraseR2(context, bucket),
-    })),
-    ...resources.queues.map((queue) => ({
-      kind: 'queues' as const,
-      resource: queue.name,
-      run: (context: EraseContext) => eraseQueue(context, queue),
-    })),
-    ...resources.vectorize.map((index) => ({
-      kind: 'vectorize' as const,
-      resource: index.name,
-      run: (context: EraseContext) => eraseVectorize(context, index),
-    })),
-  ];
+  return eachResource(resources).map(({ kind, resource }) => {
+    const name = nameOf(kind, resource);
+    return {
+      kind: kind.step,
+      resource: name,
+      run: async (context: EraseContext) => {
+        const found = await kind.find(context.resolver, resource);
+        if (found === undefined) throw missingResource(describeResource(kind, resource), name, resource);
+        return kind.erase(context, resource, found);
+      },
+    };
+  });
 }
 
 function failureOf(error: unknown): {
@@ -143,18 +119,9 @@ const FAILED_SUMMARY: Record<StepFailureReason, string> = {
 };
 
 /** A short line for a failed step, with what it did before (the message has the details). */
-function failedSummary(reason: StepFailureReason, details: StepResult['details']): string {
-  const done = deletedBefore(details);
+function failedSummary(kind: StepKind, reason: StepFailureReason, details: StepResult['details']): string {
+  const done = details === null ? undefined : kindOfStep(kind).doneBefore?.(details);
   return done === undefined ? FAILED_SUMMARY[reason] : `${done}, then ${FAILED_SUMMARY[reason]}`;
-}
-
-/** `deleted 1,204 keys` when a step deleted things one by one before it stopped. */
-function deletedBefore(details: StepResult['details']): string | undefined {
-  if (details && 'keysDeleted' in details && details.keysDeleted > 0)
-    return `deleted ${counted(details.keysDeleted, 'key')}`;
-  if (details && 'vectorsDeleted' in details && details.vectorsDeleted > 0)
-    return `deleted ${counted(details.vectorsDeleted, 'vector')}`;
-  return undefined;
 }
 
 const STOPPED_SUMMARY: Record<EraseStatus, string> = {
@@ -210,7 +177,7 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
       steps.push({
         ...base,
         status: 'failed',
-        summary: failedSummary(reason, details),
+        summary: failedSummary(step.kind, reason, details),
         details,
         requests: account.pacer.usage().requests - before,
         failure: { reason, message },

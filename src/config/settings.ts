@@ -1,6 +1,8 @@
 // Every input of the action (and every flag and env variable of the CLI) is validated here, once,
 // into one typed Settings object. Nothing downstream reads raw inputs again.
+
 import * as z from 'zod';
+import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 
 export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire'] as const;
 export type Command = (typeof COMMANDS)[number];
@@ -141,12 +143,7 @@ const token = z.string().refine((value) => !TOKEN_SPOILERS.test(value), {
     'must not contain spaces, line breaks or control characters (the value is not shown); copy the token again without them',
 });
 
-const poolName = z
-  .string()
-  .regex(
-    /^(?=.*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
-    'must be 1-63 of a-z, 0-9 and -, with a letter',
-  );
+const poolName = z.string().regex(IDENTIFIER, `must be ${IDENTIFIER_RULE}`);
 
 const inputSchema = z.object({
   command: optionalWithDefault('gc', z.enum(COMMANDS, { error: `must be one of ${COMMANDS.join(', ')}` })),

@@ -13,6 +13,7 @@ import {
   type SlotConfig,
   sharedResourceNames,
 } from '../config/slot-config.ts';
+import { credentialProbes, kindOfStep } from '../kinds/registry.ts';
 import { visible } from '../report/log-text.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import type { Connection } from './cloudflare-connection.ts';
@@ -48,9 +49,9 @@ export function createPacer(options: CloudflareOptions): Pacer {
 /** What the slots are refused with once the credential check found a problem (said once, for the run). */
 const CREDENTIALS_REFUSED = "not erased: Cloudflare refused the run's credentials (see the run's problem)";
 
-/** The token permission an erase step's calls need (compute works on the slot's Worker). */
+/** The token permission an erase step's calls need: its kind's. */
 function permissionFor(kind: StepResult['kind']): TokenPermission {
-  return permissionOf(kind === 'compute' ? 'workers' : kind);
+  return permissionOf(kindOfStep(kind).key);
 }
 
 /** What a person does about a failed step; undefined where the next sweep heals it by itself. */
@@ -182,7 +183,7 @@ export function createCloudflareEraser(
     },
     checkCredentials() {
       credentials ??= connection().then(async ({ account, resolver, checkCredentials }) => {
-        const problem = await checkCredentials(account, resolver.probes(config.resources));
+        const problem = await checkCredentials(account, credentialProbes(resolver, config.resources));
         credentialsRefused = problem !== null;
         return problem === null
           ? null

@@ -2,6 +2,7 @@
 // annotations and the CLI's terminal output. It is plain data so it serialises to the `report` output.
 import type { PacerUsage } from '../cloudflare/pacer.ts';
 import type { Command } from '../config/settings.ts';
+import type { StepKind } from '../kinds/registry.ts';
 
 export type SlotOutcome =
   /** Erased completely and released clean. */
@@ -33,7 +34,7 @@ export const FAILED_OUTCOMES: ReadonlySet<SlotOutcome> = new Set([
 export type EraseStepStatus = 'done' | 'unchanged' | 'would-change' | 'failed' | 'not-run';
 
 export interface EraseStepReport {
-  kind: 'compute' | 'd1' | 'kv' | 'r2' | 'queues' | 'vectorize';
+  kind: StepKind;
   resource: string;
   status: EraseStepStatus;
   /** One line a person reads: "deleted 1,204 rows in 5 tables". */

@@ -1,5 +1,6 @@
-// The semaphore Worker in a local workerd, through wrangler's programmatic API: for tests, the
-// benchmark and `npm run semaphore`. Listens on 127.0.0.1 only and never reaches the network.
+// DEV ONLY, never bundled (test/scripts/bundle-contents.unit.test.ts checks dist/): the semaphore
+// Worker in a local workerd, through wrangler's programmatic API, for tests, the benchmark and
+// `npm run semaphore`. Listens on 127.0.0.1 only and never reaches the network.
 import { randomBytes } from 'node:crypto';
 import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';

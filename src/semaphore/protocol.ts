@@ -29,8 +29,15 @@ export const MAX_EVENTS_LIMIT = 500;
 /** What a bearer token can be, as an Authorization header carries it: printable ASCII without spaces. */
 export const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 
-// 1-63 of a-z, 0-9 and '-', starting and ending with a letter or digit, with at least one letter.
-const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/**
+ * The one rule for a pool's name and a slot's slug, everywhere (the protocol, the slot config, the
+ * settings, the CLI): 1-63 of a-z, 0-9 and '-', starting and ending with a letter or digit, with at
+ * least one letter. A slug is a DNS label and a resource name part, so no '_' and no upper case.
+ */
+export const IDENTIFIER = /^(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** IDENTIFIER in words, for messages. */
+export const IDENTIFIER_RULE =
+  "1-63 characters of a-z, 0-9 and '-', start and end with a letter or digit and contain a letter";
 // Unicode's control characters (Cc) are exactly U+0000-U+001F and U+007F-U+009F, which a holder may not contain.
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
@@ -38,7 +45,7 @@ const codePoints = (value: string): number => [...value].length;
 
 const identifier = (what: string) =>
   z.string().regex(IDENTIFIER, {
-    error: `${what} must be 1-63 characters of a-z, 0-9 and '-', start and end with a letter or digit and contain a letter`,
+    error: `${what} must be ${IDENTIFIER_RULE}`,
   });
 
 export const poolTypeSchema = identifier('type');

@@ -1,3 +1,4 @@
+// DEV ONLY, never bundled (test/scripts/bundle-contents.unit.test.ts checks dist/).
 // `npm run semaphore -- --port <p> [--persist <dir>]`: the semaphore Worker on 127.0.0.1 until
 // SIGINT or SIGTERM. Prints exactly one line on stdout when it is ready; everything else goes to stderr.
 import { parseArgs } from 'node:util';

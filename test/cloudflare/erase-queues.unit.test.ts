@@ -255,7 +255,7 @@ describe('a token without the Queues permission', () => {
     expect(outcome.problem).toBe(
       "queues 'app-preview-1-jobs': queues.list: HTTP 403, code 10000: Authentication error",
     );
-    expect(outcome.nextStep).toMatch(/give the API token edit access to Queues\.$/);
+    expect(outcome.nextStep).toMatch(/give the API token Queues: Edit\.$/);
   });
 });
 

@@ -42,7 +42,7 @@ describe('queues in the slot config', () => {
     ]);
   });
 
-  it('are refused when a name reaches a protect pattern, before any call', () => {
+  it('are refused when a name holds a protected word, before any call', () => {
     const error = (() => {
       try {
         resourcesForSlot(parseSlotConfig(QUEUES, FILE), 'prod-2');
@@ -56,7 +56,7 @@ describe('queues in the slot config', () => {
       line: 4,
       column: 13,
       message:
-        "'app-{slot}-jobs' expands to 'app-prod-2-jobs', which matches the protect pattern '*-prod*'; rename the template or the slot so no slot name can reach production",
+        "'app-{slot}-jobs' expands to 'app-prod-2-jobs', which contains the protected word 'prod' (protect-words); rename the template or the slot so no slot name can reach production",
     });
   });
 

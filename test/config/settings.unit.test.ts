@@ -80,7 +80,7 @@ describe('parseSettings', () => {
       'prod',
       /input 'cloudflare-account-id' must be the 32-character hex account id/,
     ],
-    ['pool', 'Preview_Slot', /input 'pool' must be 1-63 of a-z/],
+    ['pool', 'Preview_Slot', /input 'pool' must be 1-63 characters of a-z/],
   ])('refuses %s=%s with a message that says what to write', (name, value, message) => {
     expect(problemsOf({ ...minimal, [name]: value })).toEqual([expect.stringMatching(message)]);
   });

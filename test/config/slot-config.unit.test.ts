@@ -10,6 +10,7 @@ import {
   resourcesForSlot,
   sharedResourceNames,
 } from '../../src/config/slot-config.ts';
+import { poolTypeSchema, slugSchema } from '../../src/semaphore/protocol.ts';
 import { DESIGN_EXAMPLE } from './design-example.ts';
 
 const FILE = '.github/preview-slots.yml';
@@ -293,12 +294,17 @@ describe('protect-words: prod, production and prd as whole words, in any case', 
     }
   };
 
-  it.each(['app_production', 'prod-api', 'app-prod', 'prod', 'app_prd_1', 'api-production-eu', 'x-prod-1'])(
+  it.each(['app-production', 'prod-api', 'app-prod', 'prod', 'app-prd-1', 'api-production-eu', 'x-prod-1'])(
     'protects %s',
     (slug) => {
       expect(isProtected(slug)).toBe(true);
     },
   );
+
+  it('protects a word that _ separates in a template (a slug has no _)', () => {
+    const underscored = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "app_{slot}_cache" }]\n', FILE);
+    expect(() => resourcesForSlot(underscored, 'prd-1')).toThrow(ProtectedResourceError);
+  });
 
   it.each(['product-catalog', 'app-products', 'reproduce-1', 'preview-3', 'prodigy', 'productionize-1'])(
     'leaves %s alone',
@@ -396,4 +402,29 @@ describe('sharedResourceNames: one owner per resource name', () => {
     );
     expect(sharedResourceNames(kinds, ['a-1', 'a-2']).size).toBe(0);
   });
+});
+
+describe("one rule for pool names and slugs, the protocol's", () => {
+  const config = parseSlotConfig(
+    'pool: preview-slot\nresources:\n  d1:\n    - name: app-{slot}-db\n',
+    'slugs.yml',
+  );
+
+  it.each(['preview_3', 'preview-', 'Preview-3', '123'])(
+    "refuses the slug '%s', as the semaphore would, before any call",
+    (slug) => {
+      expect(slugSchema.safeParse(slug).success).toBe(false);
+      expect(() => resourcesForSlot(config, slug)).toThrow(/is not a usable slug \(1-63 characters of a-z/);
+    },
+  );
+
+  it.each(['preview_slot', 'preview-', 'Preview'])(
+    "refuses the pool '%s' in the config and the settings",
+    (pool) => {
+      expect(poolTypeSchema.safeParse(pool).success).toBe(false);
+      expect(() =>
+        parseSlotConfig(`pool: ${pool}\nresources:\n  d1:\n    - name: app-{slot}-db\n`, 'pool.yml'),
+      ).toThrow(/pool: must be 1-63 characters of a-z/);
+    },
+  );
 });

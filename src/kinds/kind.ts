@@ -1,0 +1,85 @@
+// What preview-gc knows about one kind of resource, in one place: its part of the slot config, how its
+// names are found in the account, how a slot's resource of it is erased, and the token permission all
+// of that needs. src/kinds/registry.ts lists the kinds; docs/kinds.md says how to add one.
+import type * as z from 'zod';
+import type { EraseContext, StepDetails, StepOutcome } from '../cloudflare/erase-step.ts';
+import type { NameResolver } from '../cloudflare/resolver.ts';
+
+/** Where a resource of a slot came from, so a failure can name its template. */
+export interface Origin {
+  template: string;
+  /** Path of the template in the config, e.g. `resources.d1[0].name`. */
+  path: string;
+}
+
+/** The API token permission a kind needs, as the README's table shows it. */
+export interface KindPermission {
+  /** What the resources are called in a sentence: "D1 databases". */
+  resources: string;
+  /** As the dashboard offers it when a token is created: "D1: Edit". */
+  dashboard: string;
+  /** The permission group's name in the API and its docs' "Accepted Permissions": "D1 Write". */
+  apiName: string;
+  /** What preview-gc does with it. */
+  use: string;
+}
+
+/**
+ * One kind of resource. `Template` is one parsed entry of the config's list; a slot's resource is that
+ * entry with its name expanded, plus its origin. `Found` is what the account's listing says of a name
+ * (an id, a summary), handed to the erase step.
+ */
+export interface ResourceKind<
+  Key extends string,
+  Step extends string,
+  NameKey extends string,
+  Entry extends z.ZodType,
+  Template extends Record<NameKey, string>,
+  Found,
+> {
+  /** The key under `resources:` in the slot config, and in a slot's resources. */
+  key: Key;
+  /** The kind of its erase step in reports ('compute' for Workers: the step parks the Worker). */
+  step: Step;
+  /** The key of an entry that holds the name template. */
+  nameKey: NameKey;
+  /** What one resource is called in a sentence: "D1 database". */
+  noun: string;
+  /** The schema of one entry of the config's list. */
+  entry: Entry;
+  /** What a person should write, by path below `resources.<key>`: '' (the list), '[]', '[].name'. */
+  examples: Record<string, string>;
+  /** One parsed entry as the rest of preview-gc uses it (camelCase keys, seconds). */
+  template(entry: z.output<Entry>): Template;
+  permission: KindPermission;
+  /**
+   * The listing the credential check makes for the templates of this kind (the one the erase reuses,
+   * see NameResolver): it throws when Cloudflare refuses the token.
+   */
+  probe(resolver: NameResolver, templates: readonly Template[]): Promise<unknown>;
+  /** Looks the resource up in the run's listing: what the erase needs of it, or undefined when it is not there. */
+  find(resolver: NameResolver, resource: Template & Origin): Promise<Found | undefined>;
+  /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
+  describe?(resource: Template & Origin): string;
+  /**
+   * Erases what the slot's resource holds; with `context.dryRun` it reads and says what it would do.
+   * The step's summary is the line the job summary and the terminal show.
+   */
+  erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome>;
+  /** What a failed step had done before it stopped ("deleted 1,204 keys"), read from its details. */
+  doneBefore?(details: StepDetails): string | undefined;
+}
+
+/** A kind, its types kept, checked against ResourceKind. */
+export function defineKind<
+  const Key extends string,
+  const Step extends string,
+  const NameKey extends string,
+  Entry extends z.ZodType,
+  Template extends Record<NameKey, string>,
+  Found,
+>(
+  kind: ResourceKind<Key, Step, NameKey, Entry, Template, Found>,
+): ResourceKind<Key, Step, NameKey, Entry, Template, Found> {
+  return kind;
+}
