@@ -1,4 +1,4 @@
-// The workflows a user copies: the four this repository runs on itself and the README's examples pass
+// The workflows a user copies: the ones this repository runs on itself and the README's examples pass
 // actionlint, and every cleanup workflow skips pull requests from forks and Dependabot, whose runs get
 // no secrets (a cleanup there would fail red for a pull request that never had a preview).
 import { readFile } from 'node:fs/promises';
@@ -24,6 +24,7 @@ describe('the workflows', () => {
     const lint = await createLinter();
     const examples = await readmeWorkflows();
     expect(examples.map((text) => text.split('\n')[0])).toEqual([
+      'name: preview-deploy',
       'name: preview-gc',
       'name: preview-cleanup',
     ]);

@@ -170,11 +170,15 @@ describe('bad action inputs: refused before any network call, naming the input',
       { command: 'cleanup' },
       /input 'pull-request' is required for 'cleanup'/,
     ],
-    ['an uppercase pool', { pool: 'Preview_Slots' }, /input 'pool' must be 1-63 of a-z, 0-9 and -/],
+    [
+      'an uppercase pool',
+      { pool: 'Preview_Slots' },
+      /input 'pool' must be 1-63 characters of a-z, 0-9 and '-'/,
+    ],
     [
       'HTML as the pool',
       { pool: '<img src=x onerror=alert(1)>' },
-      /input 'pool' must be 1-63 of a-z, 0-9 and -/,
+      /input 'pool' must be 1-63 characters of a-z, 0-9 and '-'/,
     ],
     [
       'control characters in a number',
@@ -215,7 +219,7 @@ describe('bad slot config files: refused before any network call, naming the fil
     [
       'a pool with spaces',
       'pool: Preview Slot\nresources:\n  d1:\n    - name: a-{slot}\n',
-      /:1:\d+ pool: must be 1-63 of a-z/,
+      /:1:\d+ pool: must be 1-63 characters of a-z/,
     ],
     [
       'a number for the pool',
