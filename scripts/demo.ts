@@ -17,11 +17,12 @@ import {
 } from '../demo/fixture.ts';
 import { processIO } from '../src/cli/io.ts';
 import { progressPrinter } from '../src/cli/progress.ts';
+import { clean, paint, renderTable } from '../src/cli/style.ts';
+import { renderTerminalReport } from '../src/cli/terminal-report.ts';
 import { type Command, parseSettings, type RawInputs } from '../src/config/settings.ts';
 import { formatCount, formatDuration, plural } from '../src/report/format.ts';
 import { countOutcomes, type RunReport, runFailed } from '../src/report/model.ts';
 import { renderSummary } from '../src/report/summary.ts';
-import { clean, paint, renderTable, renderTerminalReport } from '../src/report/terminal.ts';
 import { startLocalSemaphore } from '../src/semaphore/local.ts';
 import { createSemaphoreClient, executeSettings } from '../src/services.ts';
 import { onTerminationSignals } from '../src/signals.ts';

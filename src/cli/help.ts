@@ -1,4 +1,5 @@
 // Help texts, rendered from the command specs so they cannot disagree with what is parsed.
+import { inputDefault } from '../config/settings.ts';
 import type { CommandSpec, OptionSpec } from './spec.ts';
 
 export const PROGRAM = 'preview-gc';
@@ -13,15 +14,25 @@ function twoColumns(rows: readonly [string, string][]): string[] {
   return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
 }
 
+/**
+ * A flag's description, then its aliases and the default of the input it sets, taken from the settings
+ * schema so help cannot disagree with what an absent flag becomes. On/off flags show none: absent is off.
+ */
+function optionText(option: OptionSpec): string {
+  const aliases = option.aliases?.map((alias) => `--${alias}`).join(', ');
+  const fallback =
+    option.type === 'string' && option.input !== undefined ? inputDefault(option.input) : undefined;
+  return [
+    option.description,
+    ...(aliases === undefined ? [] : [`Also ${aliases}.`]),
+    ...(fallback === undefined ? [] : [`Default: ${fallback}.`]),
+  ].join(' ');
+}
+
 export function commandHelp(spec: CommandSpec): string {
   const usage = spec.usage.map((line, index) => `${index === 0 ? 'Usage: ' : '       '}${PROGRAM} ${line}`);
   const options = twoColumns(
-    Object.entries(spec.options).map(([name, option]) => [
-      optionLabel(name, option),
-      option.aliases === undefined
-        ? option.description
-        : `${option.description} Also ${option.aliases.map((alias) => `--${alias}`).join(', ')}.`,
-    ]),
+    Object.entries(spec.options).map(([name, option]) => [optionLabel(name, option), optionText(option)]),
   );
   return [
     `${PROGRAM} ${spec.name}: ${spec.summary}`,

@@ -43,7 +43,7 @@ export const SEMAPHORE_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     value: '<path>',
     input: 'config',
-    description: 'Slot config file; the pool comes from it (default .github/preview-slots.yml).',
+    description: 'Slot config file; the pool comes from it.',
   },
   pool: {
     type: 'string',
@@ -99,25 +99,25 @@ export const RUN_LIMIT_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     value: '<n>',
     input: 'gc-lease-minutes',
-    description: 'Lease taken on each slot while erasing; frees itself after this if killed (30).',
+    description: 'Lease taken on each slot while erasing; frees itself after this if killed.',
   },
   'request-budget': {
     type: 'string',
     value: '<n>',
     input: 'request-budget',
-    description: 'At most this many Cloudflare requests; the rest is deferred (600).',
+    description: 'At most this many Cloudflare requests; the rest is deferred.',
   },
   'requests-per-second': {
     type: 'string',
     value: '<n>',
     input: 'requests-per-second',
-    description: 'Steady Cloudflare request rate; the account limit (4/s) is shared (3).',
+    description: 'Steady Cloudflare request rate; the account limit (4/s) is shared.',
   },
   'deadline-minutes': {
     type: 'string',
     value: '<n>',
     input: 'deadline-minutes',
-    description: 'Start no new slot after this many minutes (20).',
+    description: 'Start no new slot after this many minutes.',
   },
 };
 

@@ -2,7 +2,7 @@
 import { rawSecretsOf } from '../config/settings.ts';
 import { commandSafeLines } from '../report/log-text.ts';
 import { secretRedactor } from '../report/redact.ts';
-import { type TerminalStyle, wantsColor } from '../report/terminal.ts';
+import { type TerminalStyle, wantsColor } from './style.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

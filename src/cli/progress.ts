@@ -3,8 +3,8 @@
 import type { ProgressEvent } from '../gc/context.ts';
 import { formatDuration, plural } from '../report/format.ts';
 import { visible } from '../report/log-text.ts';
-import { outcomeText, paint } from '../report/terminal.ts';
 import type { CliIO } from './io.ts';
+import { outcomeText, paint } from './style.ts';
 
 export function progressPrinter(
   io: Pick<CliIO, 'err' | 'errRaw' | 'errStyle' | 'errIsTTY'>,

@@ -2,11 +2,11 @@
 // renders the report for a terminal (or as JSON) and turns the exit policy into an exit code.
 import type { Command } from '../config/settings.ts';
 import { runFailed } from '../report/model.ts';
-import { renderTerminalReport } from '../report/terminal.ts';
 import { cliPlace, settingsOf } from './inputs.ts';
 import type { CliIO } from './io.ts';
 import { progressPrinter } from './progress.ts';
 import type { CommandSpec, ParsedCommand } from './spec.ts';
+import { renderTerminalReport } from './terminal-report.ts';
 
 export async function runReportCommand(
   command: Command,

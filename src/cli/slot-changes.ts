@@ -1,10 +1,11 @@
 // The inventory commands (slots add, remove, sync) all make a list of changes first, show it, and
 // then apply it one call at a time; a change that fails is reported and the rest still go ahead.
-import { clean, paint, renderTable, type TerminalStyle } from '../report/terminal.ts';
+
 import { type SemaphoreClient, SemaphoreError } from '../semaphore/client.ts';
 import { slugSchema } from '../semaphore/protocol.ts';
 import type { CliIO } from './io.ts';
 import { UsageError } from './spec.ts';
+import { clean, paint, renderTable, type TerminalStyle } from './style.ts';
 
 export interface SlotChange {
   slug: string;

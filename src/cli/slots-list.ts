@@ -1,11 +1,11 @@
 // preview-gc slots list: the pool's inventory.
 import { formatDuration, plural } from '../report/format.ts';
 import { visible } from '../report/log-text.ts';
-import { paint, renderTable } from '../report/terminal.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
 import type { CommandSpec } from './spec.ts';
+import { paint, renderTable } from './style.ts';
 
 function stateOf(slot: Slot): string {
   if (slot.leaseState === 'available') return 'available';

@@ -1,12 +1,13 @@
 // preview-gc slots mark-dirty <slug>...: a slot holds data the semaphore does not know about (it was
 // marked clean, or joined the pool clean while in use); marking it dirty makes the next gc erase it.
-import { clean, paint } from '../report/terminal.ts';
+
 import { SemaphoreError } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
 import { checkedSlugs } from './slot-changes.ts';
 import { type CommandSpec, stringValue } from './spec.ts';
+import { clean, paint } from './style.ts';
 
 type Marked = { slug: string; slot: Slot } | { slug: string; problem: string };
 

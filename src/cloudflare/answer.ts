@@ -3,6 +3,7 @@
 // checked here, because the SDK hands back `result` of a 200 with `success: false` as if it worked.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare/error';
 import * as z from 'zod';
+import { parseRetryAfter, parseRetryAfterMs } from '../net/retry.ts';
 import { type CallFailureReason, type ClassRefusal, CloudflareCallError } from './call-error.ts';
 import type { AttemptContext } from './pacer.ts';
 
@@ -54,13 +55,9 @@ function describeErrors(errors: EnvelopeErrors): string {
 
 /** Milliseconds the server asked to wait: `retry-after-ms`, else `Retry-After` (seconds or a date). */
 export function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
-  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get('retry-after')?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return (
+    parseRetryAfterMs(headers?.get('retry-after-ms')) ?? parseRetryAfter(headers?.get('retry-after'), now)
+  );
 }
 
 type EnvelopeErrors = z.infer<typeof envelopeSchema>['errors'];

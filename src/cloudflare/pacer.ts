@@ -15,6 +15,7 @@
 // - a request guard (optional, set per erase): runs before every attempt, so a long step can renew
 //   its lease inside itself; whatever the guard throws stops the call before it is sent.
 import { setTimeout as sleepTimer } from 'node:timers/promises';
+import { type BackoffPolicy, backoffMs } from '../net/retry.ts';
 import { CloudflareCallError } from './call-error.ts';
 
 export interface PacerClock {
@@ -65,8 +66,7 @@ export interface PacerUsage {
   budgetLeft: number;
 }
 
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_MAX_MS = 8000;
+const BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 8000 };
 
 export class Pacer {
   readonly budget: number;
@@ -212,10 +212,9 @@ export class Pacer {
     return this.wait(kind, ms);
   }
 
-  /** Exponential backoff with "equal jitter": uniformly in [d/2, d], d = 0.5 s × 2^(n-1), at most 8 s. */
+  /** The wait before retry `attemptNumber`: 0.5 s doubling per attempt, at most 8 s, jittered. */
   backoffMs(attemptNumber: number): number {
-    const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attemptNumber - 1));
-    return ceiling / 2 + this.clock.random() * (ceiling / 2);
+    return backoffMs(attemptNumber, BACKOFF, () => this.clock.random());
   }
 
   private async wait(kind: string, ms: number): Promise<void> {

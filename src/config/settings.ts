@@ -311,3 +311,16 @@ function decodedOrSelf(part: string): string {
     return part;
   }
 }
+
+/**
+ * An input's default as action.yml spells it, read from the schema (what a missing value becomes),
+ * so CLI help and the unit test that ties action.yml to this schema read the one source. The bundle
+ * cannot read action.yml at run time (the CLI ships without it), so the defaults live in the schema
+ * and `test/config/action-inputs.unit.test.ts` fails when action.yml says otherwise.
+ */
+export function inputDefault(name: string): string | undefined {
+  const field = inputSchema.shape[name as keyof typeof inputSchema.shape];
+  if (field === undefined) return undefined;
+  const parsed = field.safeParse(undefined);
+  return parsed.success && parsed.data !== undefined ? String(parsed.data) : undefined;
+}

@@ -4,14 +4,14 @@
 // When nothing can be had, it asks again with backoff until the wait is over.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type BackoffPolicy, backoffMs } from '../net/retry.ts';
 import { needsRepair } from '../report/model.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
 import type { Lease, ListAnswer } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 
-/** The first wait for a free slot; each next one doubles, up to MAX_RETRY_MS, jittered. */
-const FIRST_RETRY_MS = 3_000;
-const MAX_RETRY_MS = 60_000;
+/** Waits for a free slot: 3 s first, each next one doubled up to 60 s, jittered. */
+const WAIT_FOR_SLOT: BackoffPolicy = { baseMs: 3_000, maxMs: 60_000 };
 
 export interface SlotRequest {
   holder: string;
@@ -26,12 +26,6 @@ export interface TakenSlot {
   /** The pool as it was at the last attempt. */
   listing: ListAnswer;
   attempts: number;
-}
-
-/** Backoff before attempt `attempt + 1`: uniformly in [d/2, d], d = 3 s × 2^(attempt-1), at most 60 s. */
-function retryDelayMs(attempt: number): number {
-  const ceiling = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
 }
 
 /**
@@ -75,7 +69,7 @@ export async function takeSlot(ctx: CommandContext, request: SlotRequest): Promi
     const lease = await acquireOnce(ctx, request, listing);
     const left = request.waitUntil - ctx.now();
     if (lease !== null || left <= 0 || ctx.signal.aborted) return { lease, listing, attempts: attempt };
-    const waitMs = Math.min(retryDelayMs(attempt), left);
+    const waitMs = Math.min(backoffMs(attempt, WAIT_FOR_SLOT), left);
     ctx.progress({ kind: 'waiting-for-slot', attempt, retryInMs: waitMs });
     try {
       await sleep(waitMs, undefined, { signal: ctx.signal });

@@ -1,43 +1,31 @@
 // The job summary: a pure render of the run report into GitHub-flavoured Markdown.
 import { escapeMarkdown as esc, escapeCodeBlock, inlineCode } from './escape.ts';
-import {
-  formatCount,
-  formatDuration,
-  howAcquired,
-  plural,
-  pullRequestOf,
-  readableUtc,
-  resourceList,
-  waitingText,
-} from './format.ts';
+import { formatCount, formatDuration, plural, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
   type ApiUsageReport,
-  countOutcomes,
-  FAILED_OUTCOMES,
   needsRepair,
-  type PoolRow,
   type RunReport,
   runFailed,
   type SlotOutcome,
   type SlotReport,
 } from './model.ts';
+import * as view from './view.ts';
 
 /** GitHub refuses a step summary over 1 MiB; stay well under it so the run's summary always posts. */
 export const SUMMARY_LIMIT_BYTES = 1024 * 1024 - 16 * 1024;
 
-const OUTCOME_LABEL: Record<SlotOutcome, string> = {
-  reclaimed: '✅ reclaimed',
-  released: '✅ released',
-  skipped: '⏭️ skipped',
-  deferred: '⏳ deferred',
-  interrupted: '⏹️ interrupted',
-  'acquire-failed': '❌ acquire failed',
-  'erase-failed': '❌ erase failed',
-  'release-failed': '❌ release failed',
-  erased: '✅ erased',
-  'would-reclaim': '🔍 would reclaim',
-  'would-release': '🔍 would release',
+const TONE_ICON: Record<view.OutcomeTone, string> = {
+  done: '✅',
+  skipped: '⏭️',
+  waiting: '⏳',
+  stopped: '⏹️',
+  failed: '❌',
+  preview: '🔍',
 };
+
+function outcomeLabel(outcome: SlotOutcome): string {
+  return `${TONE_ICON[view.OUTCOME_TONE[outcome]]} ${view.outcomeWords(outcome)}`;
+}
 
 function holderCell(holder: string | null, report: RunReport): string {
   if (holder === null) return '–';
@@ -50,44 +38,16 @@ function holderCell(holder: string | null, report: RunReport): string {
 }
 
 function headline(report: RunReport): string {
-  const counts = countOutcomes(report);
   const icon = runFailed(report) ? '❌' : '✅';
-  const title = `preview-gc ${report.command} on pool ${inlineCode(report.pool)}`;
-  if (report.problems.length > 0) return `## ${icon} ${title}: did not complete`;
-  if (report.acquired !== undefined) {
-    const { acquired } = report;
-    return `## ${icon} ${title}: pull request #${report.pullRequest} has ${inlineCode(acquired.slug)} until ${esc(readableUtc(acquired.leaseExpiresAt))}, ${howAcquired(acquired)}`;
-  }
-  if (report.command === 'status')
-    return `## ${icon} ${title}: ${plural(report.poolAfter?.length ?? 0, 'slot')}`;
-  if (report.slots.length === 0) {
-    return report.command === 'cleanup'
-      ? `## ${icon} ${title}: pull request #${report.pullRequest} holds no slot, nothing to do`
-      : `## ${icon} ${title}: nothing to reclaim`;
-  }
-  const parts = [
-    report.dryRun
-      ? `${report.slots.length} would be ${report.command === 'cleanup' ? 'released' : 'reclaimed'}`
-      : `${counts.reclaimed} of ${report.slots.length} ${report.command === 'cleanup' ? 'released' : 'reclaimed'}`,
-    counts.skipped > 0 ? `${counts.skipped} skipped` : '',
-    counts.deferred > 0 ? `${counts.deferred} deferred` : '',
-    counts.failed > 0 ? `${counts.failed} failed` : '',
-  ].filter(Boolean);
-  return `## ${icon} ${title}: ${parts.join(', ')}`;
+  const result = view.headlineResult(report, { code: inlineCode, text: esc, failed: (text) => text });
+  return `## ${icon} preview-gc ${report.command} on pool ${inlineCode(report.pool)}: ${result}`;
 }
 
 function banners(report: RunReport): string[] {
   const lines: string[] = [];
-  if (report.dryRun) {
-    const shows = report.problems.length === 0 ? '; this is what a real run would do' : '';
-    lines.push('> [!NOTE]', `> **Dry run.** Nothing was acquired, erased or released${shows}.`, '');
-  }
+  if (report.dryRun) lines.push('> [!NOTE]', `> **Dry run.** ${view.dryRunNotice(report)}`, '');
   if (report.interruptedBy !== undefined) {
-    lines.push(
-      '> [!WARNING]',
-      `> **Stopped by ${esc(report.interruptedBy)}.** The lease in hand was released; slots not reached wait for the next sweep.`,
-      '',
-    );
+    lines.push('> [!WARNING]', `> **Stopped by ${esc(report.interruptedBy)}.** ${view.STOPPED_NOTICE}`, '');
   }
   for (const problem of report.problems) {
     lines.push('> [!CAUTION]', `> ${esc(problem).replace(/\n/g, '<br>')}`, '');
@@ -103,7 +63,6 @@ function acquiredSection(report: RunReport): string[] {
   const slot = report.acquired;
   if (slot === undefined) return [];
   const erase = report.slots[0];
-  const previous = erase === undefined ? '' : ` of ${holderCell(erase.previousHolder, report)}`;
   return [
     '### The slot',
     '',
@@ -112,7 +71,7 @@ function acquiredSection(report: RunReport): string[] {
     `| Slot (\`slot\`, \`slot-number\`) | ${inlineCode(slot.slug)}${slot.slotNumber === null ? '' : `, ${inlineCode(slot.slotNumber)}`} |`,
     `| Holder | ${holderCell(slot.holder, report)} |`,
     `| Lease ends (\`lease-expires-at\`) | ${esc(slot.leaseExpiresAt)}; every push extends it |`,
-    `| Erased first (\`was-dirty\`) | ${slot.wasDirty ? `yes: it held the data${previous}` : slot.reused ? 'no: the pull request already held it' : 'no: it was clean'} |`,
+    `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, holderCell(erase?.previousHolder ?? null, report))} |`,
     `| Resources (\`resources\`) | ${resourceList(slot.resources, inlineCode)} |`,
     '',
   ];
@@ -150,13 +109,13 @@ function eraseCell(slot: SlotReport): string {
 
 function slotTable(report: RunReport): string[] {
   if (report.slots.length === 0) return [];
-  const waitingHeader = report.command === 'cleanup' ? 'Held for' : 'Waiting';
+  const left = view.leftForNextRunText(report, '`max-slots`');
   const rows = report.slots.map((slot) =>
     [
       `${inlineCode(slot.slug)}`,
       holderCell(slot.previousHolder, report),
       waitingText(slot, report.command),
-      OUTCOME_LABEL[slot.outcome],
+      outcomeLabel(slot.outcome),
       eraseCell(slot),
       formatDuration(slot.durationMs),
     ].join(' | '),
@@ -164,27 +123,20 @@ function slotTable(report: RunReport): string[] {
   return [
     '### Slots',
     '',
-    `| Slot | Previous holder | ${waitingHeader} | Outcome | What the erase did | Duration |`,
+    `| Slot | Previous holder | ${view.waitingHeading(report)} | Outcome | What the erase did | Duration |`,
     '| --- | --- | --- | --- | --- | --- |',
     ...rows.map((row) => `| ${row} |`),
     '',
-    ...(report.leftForNextRun > 0
-      ? [
-          `${plural(report.leftForNextRun, 'more slot')} qualified and wait for the next run (\`max-slots\`).`,
-          '',
-        ]
-      : []),
+    ...(left === undefined ? [] : [left, '']),
   ];
 }
 
 function failures(report: RunReport): string[] {
-  const needingAPerson = report.slots.filter(
-    (slot) => FAILED_OUTCOMES.has(slot.outcome) || slot.outcome === 'deferred',
-  );
+  const needingAPerson = report.slots.filter(view.needsAttention);
   if (needingAPerson.length === 0) return [];
   const lines = ['### What needs attention', ''];
   for (const slot of needingAPerson) {
-    lines.push(`**${inlineCode(slot.slug)} ${OUTCOME_LABEL[slot.outcome]}.** ${esc(slot.problem ?? '')}`);
+    lines.push(`**${inlineCode(slot.slug)} ${outcomeLabel(slot.outcome)}.** ${esc(slot.problem ?? '')}`);
     if (slot.nextStep !== undefined) lines.push('', ...nextStepLines(slot.nextStep));
     lines.push('');
   }
@@ -204,16 +156,9 @@ function nextStepLines(nextStep: string): string[] {
     : [`**Next:** ${esc(nextStep)}`];
 }
 
-function leaseCell(row: PoolRow): string {
-  if (row.leaseEndsInMs === null) return '–';
-  return row.leaseEndsInMs > 0
-    ? `ends in ${formatDuration(row.leaseEndsInMs)}`
-    : `expired ${formatDuration(-row.leaseEndsInMs)} ago`;
-}
-
 function poolTable(report: RunReport): string[] {
   if (report.poolAfter === null) return [];
-  const heading = report.command === 'status' ? '### Pool' : '### Pool after the run';
+  const heading = `### ${view.poolHeading(report)}`;
   if (report.poolAfter.length === 0) return [heading, '', 'The pool has no slots.', ''];
   return [
     heading,
@@ -222,7 +167,7 @@ function poolTable(report: RunReport): string[] {
     '| --- | --- | --- | --- | --- | --- |',
     ...report.poolAfter.map(
       (row) =>
-        `| ${inlineCode(row.slug)} | ${row.leaseState}${row.expired ? ' (expired)' : ''} | ${holderCell(row.holder, report)} | ${leaseCell(row)} | ${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''} | ${row.generation} |`,
+        `| ${inlineCode(row.slug)} | ${row.leaseState}${row.expired ? ' (expired)' : ''} | ${holderCell(row.holder, report)} | ${view.leaseText(row)} | ${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''} | ${row.generation} |`,
     ),
     '',
   ];
@@ -235,10 +180,7 @@ function usage(report: RunReport): string[] {
     lines.push(`Semaphore: ${plural(report.semaphoreRequests, 'request')}. Cloudflare: no requests.`, '');
     return lines;
   }
-  const byKind = Object.entries(api.byKind)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([kind, n]) => `${esc(kind)} ${formatCount(n)}`)
-    .join(', ');
+  const byKind = view.requestsByKind(api.byKind, esc);
   lines.push(
     '| Semaphore requests | Cloudflare requests | 429 answers | Retries | Time waited | Budget left |',
     '| --- | --- | --- | --- | --- | --- |',
@@ -250,7 +192,7 @@ function usage(report: RunReport): string[] {
 }
 
 function footer(report: RunReport): string {
-  return `<sub>preview-gc ${report.command}${report.dryRun ? ' (dry run)' : ''}, started ${esc(report.startedAt)}, took ${formatDuration(report.durationMs)}.</sub>`;
+  return `<sub>${view.footerText(report, esc(report.startedAt))}</sub>`;
 }
 
 /** Renders the job summary. Pure: the same report always gives the same Markdown. */

@@ -3,6 +3,7 @@
 // backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
 import { setTimeout as delay } from 'node:timers/promises';
 import type * as z from 'zod';
+import { type BackoffPolicy, backoffMs, parseRetryAfter } from '../net/retry.ts';
 import {
   type AcquireRequest,
   type AcquireSpecificRequest,
@@ -83,8 +84,7 @@ export class SemaphoreError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
-const BACKOFF_BASE_MS = 100;
-const BACKOFF_MAX_MS = 2_000;
+const BACKOFF: BackoffPolicy = { baseMs: 100, maxMs: 2_000 };
 /**
  * A 429 is retried when it asks for at most this long: a rate-limited release must not wait out a
  * long block (the GC lease runs out by itself), but a short one is worth waiting for.
@@ -135,15 +135,6 @@ function isTransient(error: SemaphoreError): boolean {
     (error.status !== undefined && error.status >= 500) ||
     (error.status === 429 && (error.retryAfterMs ?? 0) <= RETRY_AFTER_CAP_MS)
   );
-}
-
-/** Retry-After in seconds or as an HTTP date; undefined when absent or unreadable. */
-function retryAfterMsOf(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 export class SemaphoreClient {
@@ -351,7 +342,9 @@ export class SemaphoreClient {
     }
     if (!response.ok) {
       const retryAfterMs =
-        response.status === 429 ? retryAfterMsOf(response.headers.get('retry-after')) : undefined;
+        response.status === 429
+          ? parseRetryAfter(response.headers.get('retry-after'), Date.now())
+          : undefined;
       throw errorFromAnswer(response.status, text, operation, this.#token, retryAfterMs);
     }
     return parseAnswer(call.schema, response.status, text, operation);
@@ -394,10 +387,8 @@ export class SemaphoreClient {
   }
 
   async #backoff(attempt: number, operation: string, retryAfterMs = 0): Promise<void> {
-    const ceiling = Math.min(BACKOFF_BASE_MS * 2 ** (attempt - 1), BACKOFF_MAX_MS);
-    const jittered = ceiling / 2 + Math.random() * (ceiling / 2);
     try {
-      await delay(Math.max(jittered, retryAfterMs), undefined, { signal: this.#signal });
+      await delay(Math.max(backoffMs(attempt, BACKOFF), retryAfterMs), undefined, { signal: this.#signal });
     } catch {
       throw new SemaphoreError({
         status: undefined,

@@ -2,8 +2,9 @@
 // immune to control characters in names that come from outside.
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { renderTable, wantsColor } from '../../src/cli/style.ts';
+import { renderTerminalReport } from '../../src/cli/terminal-report.ts';
 import type { RunReport, SlotOutcome, SlotReport } from '../../src/report/model.ts';
-import { renderTable, renderTerminalReport, wantsColor } from '../../src/report/terminal.ts';
 import { poolRow, slotReport } from '../support/report-fixtures.ts';
 
 const PLAIN = { color: false };

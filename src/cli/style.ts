@@ -1,0 +1,94 @@
+// How the CLI styles what it prints: colour only when asked for (the caller decides: a TTY, and
+// NO_COLOR unset, so piped output stays plain), text from outside made harmless, aligned tables.
+import { stripVTControlCharacters, styleText } from 'node:util';
+import { visible } from '../report/log-text.ts';
+import type { SlotOutcome } from '../report/model.ts';
+import { OUTCOME_TONE, type OutcomeTone, outcomeWords } from '../report/view.ts';
+
+export interface TerminalStyle {
+  color: boolean;
+}
+
+export type Format = Parameters<typeof styleText>[0];
+
+/** Whether to colour a stream: only a TTY, never with NO_COLOR set (https://no-color.org), FORCE_COLOR wins. */
+export function wantsColor(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true;
+}
+
+export function paint(style: TerminalStyle, format: Format, text: string): string {
+  return style.color && text !== '' ? styleText(format, text, { validateStream: false }) : text;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text from outside of several lines (a problem, an API message) without control characters, so
+ * nothing it carries can move the cursor, recolour or retitle the user's terminal. Newlines stay;
+ * a one-line field (a slug, a holder) goes through `visible` instead, which spells them out.
+ */
+export function clean(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, '\ufffd');
+}
+
+function visibleWidth(text: string): number {
+  return [...stripVTControlCharacters(text)].length;
+}
+
+function padEnd(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - visibleWidth(text)));
+}
+
+/**
+ * An aligned table: a header row, then the rows; a cell may span several lines. Cells are already
+ * cleaned and painted. The last column is not padded, so long text there does not widen the rest.
+ * `details[i]` are lines printed under row i, indented, outside the columns (long text fits there).
+ */
+export function renderTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  style: TerminalStyle,
+  details: readonly (readonly string[])[] = [],
+): string[] {
+  const split = rows.map((row) => row.map((cell) => cell.split('\n')));
+  const widths = headers.map((header, column) =>
+    Math.max(
+      visibleWidth(header),
+      ...split.flatMap((row) => (row[column] ?? []).map((line) => visibleWidth(line))),
+    ),
+  );
+  const line = (cells: readonly string[]) =>
+    `  ${cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : padEnd(cell, widths[column] ?? 0)))
+      .join('  ')}`.trimEnd();
+  const out = [line(headers.map((header) => paint(style, 'bold', header)))];
+  for (const [index, row] of split.entries()) {
+    const height = Math.max(1, ...row.map((cell) => cell.length));
+    for (let at = 0; at < height; at++) out.push(line(row.map((cell) => cell[at] ?? '')));
+    for (const detail of details[index] ?? []) out.push(`      ${detail}`);
+  }
+  return out;
+}
+
+const TONE_MARK: Record<OutcomeTone, { mark: string; format: Format }> = {
+  done: { mark: '✔', format: 'green' },
+  skipped: { mark: '↷', format: 'cyan' },
+  waiting: { mark: '…', format: 'yellow' },
+  stopped: { mark: '■', format: 'yellow' },
+  failed: { mark: '✖', format: 'red' },
+  preview: { mark: '○', format: 'cyan' },
+};
+
+/** An outcome with its mark and colour; an outcome this version does not know is shown as it is. */
+export function outcomeText(outcome: SlotOutcome | string, style: TerminalStyle): string {
+  if (!Object.hasOwn(OUTCOME_TONE, outcome)) return visible(outcome);
+  const known = outcome as SlotOutcome;
+  const { mark, format } = TONE_MARK[OUTCOME_TONE[known]];
+  return paint(style, format, `${mark} ${outcomeWords(known)}`);
+}

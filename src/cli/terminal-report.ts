@@ -1,0 +1,211 @@
+// The terminal render of a run report: the view the job summary renders too (src/report/view.ts), as
+// aligned plain-text tables, coloured only when the style says so.
+import {
+  formatCount,
+  formatDuration,
+  plural,
+  pullRequestOf,
+  resourceList,
+  waitingText,
+} from '../report/format.ts';
+import { visible } from '../report/log-text.ts';
+import { needsRepair, type PoolRow, type RunReport, runFailed, type SlotReport } from '../report/model.ts';
+import * as view from '../report/view.ts';
+import { clean, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
+
+function headline(report: RunReport, style: TerminalStyle): string {
+  const mark = runFailed(report) ? paint(style, ['bold', 'red'], '✖') : paint(style, ['bold', 'green'], '✔');
+  const title = paint(style, 'bold', `preview-gc ${report.command} on pool ${visible(report.pool)}`);
+  const result = view.headlineResult(report, {
+    code: clean,
+    text: (text) => text,
+    failed: (text) => paint(style, 'red', text),
+  });
+  return `${mark} ${title}: ${result}`;
+}
+
+function banners(report: RunReport, style: TerminalStyle): string[] {
+  const lines: string[] = [];
+  if (report.dryRun) lines.push(`${paint(style, ['bold', 'cyan'], 'DRY RUN')}  ${view.dryRunNotice(report)}`);
+  if (report.interruptedBy !== undefined) {
+    lines.push(
+      `${paint(style, ['bold', 'yellow'], 'STOPPED')}  by ${visible(report.interruptedBy)}. ${view.STOPPED_NOTICE}`,
+    );
+  }
+  for (const problem of report.problems) {
+    lines.push(
+      `${paint(style, ['bold', 'red'], 'PROBLEM')}  ${clean(problem).replace(/\n/g, '\n         ')}`,
+    );
+  }
+  for (const warning of report.warnings ?? []) {
+    lines.push(
+      `${paint(style, ['bold', 'yellow'], 'WARNING')}  ${clean(warning).replace(/\n/g, '\n         ')}`,
+    );
+  }
+  return lines.length > 0 ? ['', ...lines] : [];
+}
+
+/** acquire: what the deploy gets. */
+function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
+  const slot = report.acquired;
+  if (slot === undefined) return [];
+  return [
+    ...heading('The slot', style),
+    `  Slot        ${clean(slot.slug)}${slot.slotNumber === null ? '' : ` (number ${clean(slot.slotNumber)})`}`,
+    `  Lease ends  ${clean(slot.leaseExpiresAt)}; every push extends it`,
+    `  Erased      ${view.erasedFirstText(slot, holderText(report.slots[0]?.previousHolder ?? null, report))}`,
+    `  Resources   ${resourceList(slot.resources, clean)}`,
+  ];
+}
+
+/** Slots whose erase keeps failing, with the failing step and the fix. */
+function repairSection(report: RunReport, style: TerminalStyle): string[] {
+  const broken = (report.poolAfter ?? []).filter(needsRepair);
+  if (broken.length === 0) return [];
+  const lines = heading('Needs repair', style);
+  for (const row of broken) {
+    const last = row.lastEraseFailure;
+    lines.push(
+      `  ${paint(style, ['bold', 'red'], clean(row.slug))}: the erase failed ${row.eraseFailures} times in a row${last === null ? '.' : `, last in ${clean(last.step)}: ${clean(last.message)}`}`,
+    );
+  }
+  lines.push(
+    '  Deploys are not given these slots; gc keeps trying, and an erase that works clears the mark.',
+  );
+  return lines;
+}
+
+function heading(text: string, style: TerminalStyle): string[] {
+  return ['', paint(style, 'bold', text)];
+}
+
+/** What the erase did, a line per step, shown under the slot's row. */
+function eraseLines(slot: SlotReport, style: TerminalStyle): string[] {
+  if (slot.erase === null || slot.erase.steps.length === 0) {
+    return slot.problem === undefined || view.needsAttention(slot)
+      ? []
+      : [paint(style, 'dim', clean(slot.problem))];
+  }
+  return slot.erase.steps.map(
+    (step) => `${paint(style, 'dim', `${visible(step.resource)}:`)} ${clean(step.summary)}`,
+  );
+}
+
+const TITLE_WIDTH = 32;
+
+/** A holder, with its pull request's state and title when the report has them (the action's github-token). */
+function holderText(holder: string | null, report: RunReport): string {
+  if (holder === null) return '–';
+  const pr = pullRequestOf(holder);
+  const label = pr === null ? undefined : report.pullRequests?.[String(pr)];
+  if (label === undefined) return visible(holder);
+  const title =
+    [...label.title].length > TITLE_WIDTH
+      ? `${[...label.title].slice(0, TITLE_WIDTH - 1).join('')}…`
+      : label.title;
+  return `${visible(holder)} (${label.state}) ${visible(title)}`;
+}
+
+function slotSection(report: RunReport, style: TerminalStyle): string[] {
+  if (report.slots.length === 0) return [];
+  const rows = report.slots.map((slot) => [
+    visible(slot.slug),
+    holderText(slot.previousHolder, report),
+    waitingText(slot, report.command),
+    outcomeText(slot.outcome, style),
+    formatDuration(slot.durationMs),
+  ]);
+  const waiting = view.waitingHeading(report).toUpperCase();
+  const lines = [
+    ...heading('Slots', style),
+    ...renderTable(
+      ['SLOT', 'PREVIOUS HOLDER', waiting, 'OUTCOME', 'DURATION'],
+      rows,
+      style,
+      report.slots.map((slot) => eraseLines(slot, style)),
+    ),
+  ];
+  const left = view.leftForNextRunText(report, '--max-slots');
+  return left === undefined ? lines : [...lines, '', `  ${left}`];
+}
+
+function attentionSection(report: RunReport, style: TerminalStyle): string[] {
+  const needingAPerson = report.slots.filter(view.needsAttention);
+  if (needingAPerson.length === 0) return [];
+  const lines = heading('What needs attention', style);
+  for (const slot of needingAPerson) {
+    lines.push(
+      `  ${paint(style, 'bold', visible(slot.slug))} ${outcomeText(slot.outcome, style)}: ${clean(slot.problem ?? '')}`,
+    );
+    if (slot.nextStep !== undefined) {
+      for (const step of clean(slot.nextStep).split('\n'))
+        lines.push(`    ${paint(style, 'dim', '$')} ${step}`);
+    }
+  }
+  return lines;
+}
+
+/** The pool as a table, one row per slot. */
+function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
+  return renderTable(
+    ['SLOT', 'STATE', 'HOLDER', 'LEASE', 'DIRTY', 'GENERATION'],
+    rows.map((row) => [
+      visible(row.slug),
+      row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
+      visible(row.holder ?? '–'),
+      view.leaseText(row),
+      needsRepair(row)
+        ? paint(style, 'red', 'needs repair')
+        : row.dirty
+          ? paint(style, 'yellow', 'yes')
+          : 'no',
+      String(row.generation),
+    ]),
+    style,
+  );
+}
+
+function poolSection(report: RunReport, style: TerminalStyle): string[] {
+  if (report.poolAfter === null) return [];
+  const lines = heading(view.poolHeading(report), style);
+  if (report.poolAfter.length === 0) return [...lines, '  The pool has no slots.'];
+  return [...lines, ...poolTable(report.poolAfter, style)];
+}
+
+function usageSection(report: RunReport, style: TerminalStyle): string[] {
+  const lines = heading('API usage', style);
+  const semaphore = `  Semaphore   ${plural(report.semaphoreRequests, 'request')}`;
+  const api = report.cloudflare;
+  if (api === null) return [...lines, semaphore, '  Cloudflare  no requests'];
+  const byKind = view.requestsByKind(api.byKind, visible);
+  const limited =
+    api.rateLimited > 0
+      ? paint(style, 'yellow', `${formatCount(api.rateLimited)} answered 429`)
+      : '0 answered 429';
+  return [
+    ...lines,
+    semaphore,
+    `  Cloudflare  ${plural(api.requests, 'request')}${byKind === '' ? '' : ` (${byKind})`}`,
+    `              ${limited}, ${plural(api.retries, 'retry', 'retries')}, waited ${formatDuration(api.waitedMs)}`,
+    `  Budget      ${formatCount(api.budgetLeft)} of ${formatCount(api.budget)} requests left`,
+  ];
+}
+
+function footer(report: RunReport, style: TerminalStyle): string[] {
+  return ['', paint(style, 'dim', view.footerText(report, visible(report.startedAt)))];
+}
+
+/** Renders a run report for a terminal: what the job summary says, in aligned plain text. */
+export function renderTerminalReport(report: RunReport, style: TerminalStyle): string {
+  return [
+    headline(report, style),
+    ...banners(report, style),
+    ...acquiredSection(report, style),
+    ...slotSection(report, style),
+    ...attentionSection(report, style),
+    ...repairSection(report, style),
+    ...poolSection(report, style),
+    ...(report.command === 'status' ? [] : usageSection(report, style)),
+    ...footer(report, style),
+  ].join('\n');
+}

@@ -1,0 +1,127 @@
+// What a run report says, decided once for both renderers: the job summary (Markdown, summary.ts)
+// and the terminal (src/cli/terminal-report.ts). They differ only in how text is escaped and marked
+// up; which slots need attention, how a headline counts, what an outcome is called, stay here.
+import { formatCount, formatDuration, howAcquired, plural, readableUtc } from './format.ts';
+import {
+  type AcquiredSlot,
+  countOutcomes,
+  FAILED_OUTCOMES,
+  type PoolRow,
+  type RunReport,
+  type SlotOutcome,
+  type SlotReport,
+} from './model.ts';
+
+/** How an outcome reads: a tone each renderer gives its own mark (and colour), then its words. */
+export type OutcomeTone = 'done' | 'skipped' | 'waiting' | 'stopped' | 'failed' | 'preview';
+
+export const OUTCOME_TONE: Record<SlotOutcome, OutcomeTone> = {
+  reclaimed: 'done',
+  released: 'done',
+  erased: 'done',
+  skipped: 'skipped',
+  deferred: 'waiting',
+  interrupted: 'stopped',
+  'acquire-failed': 'failed',
+  'erase-failed': 'failed',
+  'release-failed': 'failed',
+  'would-reclaim': 'preview',
+  'would-release': 'preview',
+};
+
+/** `erase-failed` reads "erase failed". */
+export function outcomeWords(outcome: SlotOutcome): string {
+  return outcome.replace('-', ' ');
+}
+
+/** The renderer's own escaping: `code` for names (a slug), `text` for prose, `failed` for the failed count. */
+export interface Markup {
+  code(text: string): string;
+  text(text: string): string;
+  failed(text: string): string;
+}
+
+/** What the headline says after `preview-gc <command> on pool <pool>: `. */
+export function headlineResult(report: RunReport, markup: Markup): string {
+  if (report.problems.length > 0) return 'did not complete';
+  if (report.acquired !== undefined) {
+    const { acquired } = report;
+    return `pull request #${report.pullRequest} has ${markup.code(acquired.slug)} until ${markup.text(readableUtc(acquired.leaseExpiresAt))}, ${howAcquired(acquired)}`;
+  }
+  if (report.command === 'status') return plural(report.poolAfter?.length ?? 0, 'slot');
+  if (report.slots.length === 0) {
+    return report.command === 'cleanup'
+      ? `pull request #${report.pullRequest} holds no slot, nothing to do`
+      : 'nothing to reclaim';
+  }
+  const verb = report.command === 'cleanup' ? 'released' : 'reclaimed';
+  const counts = countOutcomes(report);
+  return [
+    report.dryRun
+      ? `${report.slots.length} would be ${verb}`
+      : `${counts.reclaimed} of ${report.slots.length} ${verb}`,
+    counts.skipped > 0 ? `${counts.skipped} skipped` : '',
+    counts.deferred > 0 ? `${counts.deferred} deferred` : '',
+    counts.failed > 0 ? markup.failed(`${counts.failed} failed`) : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** The dry-run notice; a dry run stopped by a problem shows nothing a real run would do. */
+export function dryRunNotice(report: RunReport): string {
+  const shows = report.problems.length === 0 ? '; this is what a real run would do' : '';
+  return `Nothing was acquired, erased or released${shows}.`;
+}
+
+export const STOPPED_NOTICE = 'The lease in hand was released; slots not reached wait for the next sweep.';
+
+/** acquire: whether the slot was erased before it was handed over, and whose data it held. */
+export function erasedFirstText(slot: AcquiredSlot, previousHolder: string): string {
+  if (slot.wasDirty) return `yes: it held the data of ${previousHolder}`;
+  return slot.reused ? 'no: the pull request already held it' : 'no: it was clean';
+}
+
+/** The slots table's wait column: cleanup shows how long the pull request held the slot. */
+export function waitingHeading(report: RunReport): string {
+  return report.command === 'cleanup' ? 'Held for' : 'Waiting';
+}
+
+/** Slots listed under "What needs attention", with their problem and next step. */
+export function needsAttention(slot: SlotReport): boolean {
+  return FAILED_OUTCOMES.has(slot.outcome) || slot.outcome === 'deferred';
+}
+
+/** `3 more slots qualified and wait for the next run`, or nothing; the renderer names the setting. */
+export function leftForNextRunText(report: RunReport, setting: string): string | undefined {
+  return report.leftForNextRun > 0
+    ? `${plural(report.leftForNextRun, 'more slot')} qualified and wait for the next run (${setting}).`
+    : undefined;
+}
+
+export function poolHeading(report: RunReport): string {
+  return report.command === 'status' ? 'Pool' : 'Pool after the run';
+}
+
+/** A pool row's lease: `ends in 3 h`, `expired 5 min ago`, or `–` when nobody holds it. */
+export function leaseText(row: PoolRow): string {
+  if (row.leaseEndsInMs === null) return '–';
+  return row.leaseEndsInMs > 0
+    ? `ends in ${formatDuration(row.leaseEndsInMs)}`
+    : `expired ${formatDuration(-row.leaseEndsInMs)} ago`;
+}
+
+/** API calls by kind, sorted, each name through the renderer's escaping: `d1.query 4, kv.delete 2`. */
+export function requestsByKind(
+  byKind: Readonly<Record<string, number>>,
+  name: (text: string) => string,
+): string {
+  return Object.entries(byKind)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([kind, n]) => `${name(kind)} ${formatCount(n)}`)
+    .join(', ');
+}
+
+export function footerText(report: RunReport, startedAt: string): string {
+  return `preview-gc ${report.command}${report.dryRun ? ' (dry run)' : ''}, started ${startedAt}, took ${formatDuration(report.durationMs)}.`;
+}
