@@ -2,6 +2,7 @@
 // Everything it touches comes in through `ActionDependencies`, so tests can run it in-process.
 import * as core from '@actions/core';
 import * as github from '@actions/github';
+import type { ProgressEvent } from './commands/context.ts';
 import {
   INPUT_NAMES,
   parseSettings,
@@ -10,7 +11,6 @@ import {
   type Settings,
   SettingsError,
 } from './config/settings.ts';
-import type { ProgressEvent } from './gc/context.ts';
 import { type GitHubPullRequests, gitHubForRun } from './github/pull-requests.ts';
 import { safeLogText, visible } from './report/log-text.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';

@@ -1,12 +1,13 @@
 // The composition root: from validated settings to the real clients, shared by the action and the
 // CLI so both run exactly the same code.
+
+import { createCloudflareEraser } from './commands/cloudflare-eraser.ts';
+import type { CommandContext, ProgressEvent } from './commands/context.ts';
+import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
+import { oneLineError } from './commands/lease.ts';
 import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
-import { createCloudflareEraser } from './gc/cloudflare-eraser.ts';
-import type { CommandContext, ProgressEvent } from './gc/context.ts';
-import { describeError } from './gc/lease.ts';
-import { type CommandOptions, failedRunReport, runCommand } from './gc/run-command.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import type { RunReport, SlotResourceNames } from './report/model.ts';
 import { SemaphoreClient } from './semaphore/client.ts';
@@ -91,7 +92,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     config = await loadConfigFor(settings, place);
   } catch (error) {
     return {
-      ...failedRunReport(settings, settings.pool ?? '(unknown)', describeError(error)),
+      ...failedRunReport(settings, settings.pool ?? '(unknown)', oneLineError(error)),
       ...repository,
       startedAt: new Date(startedAt).toISOString(),
       durationMs: Date.now() - startedAt,
@@ -128,7 +129,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
   };
-  return { ...(await runCommand(ctx, commandOptions(settings, deadlineAt, config))), ...repository };
+  return { ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, config))), ...repository };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

@@ -3,10 +3,10 @@
 // it. With Cloudflare credentials every slot is checked with one listing per kind, shared by all
 // slots; without them the command says it did not check.
 import { describeCredentialProblem } from '../cloudflare/credentials.ts';
+import { createPacer } from '../commands/cloudflare-eraser.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import type { Settings } from '../config/settings.ts';
 import { resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
-import { createPacer } from '../gc/cloudflare-eraser.ts';
 import { credentialProbes, describeResource, eachResource, nameOf } from '../kinds/registry.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure } from './spec.ts';
@@ -50,7 +50,7 @@ export async function checkSlotResources(
     signal: io.signal,
   };
   // The Cloudflare client is loaded only here, as the erase loads it: a command without a check never parses it.
-  const { connect } = await import('../gc/cloudflare-connection.ts');
+  const { connect } = await import('../commands/cloudflare-connection.ts');
   const { account, resolver, checkCredentials } = connect(options, createPacer(options));
   const credentials = await checkCredentials(account, credentialProbes(resolver, config.resources));
   if (credentials !== null) {

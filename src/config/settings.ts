@@ -217,7 +217,7 @@ function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): strin
 /**
  * The lease a run erases under must outlast the run: the pacer starts no Cloudflare request after
  * the deadline, so a step still running then ends well inside a lease taken after the run started,
- * even when no renew gets through. (Steps also renew the lease inside themselves: src/gc/lease-fence.ts.)
+ * even when no renew gets through. (Steps also renew the lease inside themselves: src/commands/lease-fence.ts.)
  */
 function leaseOutlastsRun(inputs: z.output<typeof inputSchema>, describe: DescribeInput): string[] {
   const deadline = inputs['deadline-minutes'];

@@ -65,7 +65,7 @@ describe('findBadReferences', () => {
   const notes = ['API', 'notes'].join(' ');
   const page = (name: string) => ['docs', name].join('/');
   const repository: Repository = {
-    exists: (path) => ['docs', 'docs/design.md', 'src/gc', 'src/gc/lease.ts'].includes(path),
+    exists: (path) => ['docs', 'docs/design.md', 'src/commands', 'src/commands/lease.ts'].includes(path),
     markdown: (path) => (path === 'docs/design.md' ? '# Design\n\n## Invariants\n' : undefined),
     ignored: (path) => path === 'bench/results.json',
   };
@@ -73,7 +73,7 @@ describe('findBadReferences', () => {
     findBadReferences([{ path, text }], repository).map((found) => found.reference);
 
   it('finds a path outside the repository, an absolute path, a numbered section and the old notes', () => {
-    expect(problemsIn('src/gc/lease.ts', `// see ${up.repeat(3)}shared/docs/a.md`)).toEqual([
+    expect(problemsIn('src/commands/lease.ts', `// see ${up.repeat(3)}shared/docs/a.md`)).toEqual([
       `${up.repeat(3)}shared/docs/a.md`,
     ]);
     expect(problemsIn('src/x.ts', `// ${'/wo'}rk/shared/docs/a.md`)).toHaveLength(1);
@@ -81,7 +81,7 @@ describe('findBadReferences', () => {
   });
 
   it('lets relative paths inside the repository through', () => {
-    expect(problemsIn('test/gc/x.ts', `import '${up.repeat(2)}src/gc/lease.ts';`)).toEqual([]);
+    expect(problemsIn('test/commands/x.ts', `import '${up.repeat(2)}src/commands/lease.ts';`)).toEqual([]);
   });
 
   it('checks that a docs page and its heading exist', () => {
@@ -98,7 +98,7 @@ describe('findBadReferences', () => {
     ]);
     expect(problemsIn('docs/twin.md', '[design](docs/design.md)')).toEqual(['](docs/design.md)']);
     expect(
-      problemsIn('README.md', '`src/gc/lease.ts`, `src/gc/`, `bench/results.json`, `src/old.ts`'),
+      problemsIn('README.md', '`src/commands/lease.ts`, `src/commands/`, `bench/results.json`, `src/old.ts`'),
     ).toEqual(['`src/old.ts`']);
   });
 

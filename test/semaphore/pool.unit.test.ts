@@ -7,7 +7,7 @@ import {
   type ReleaseAnswer,
   type Slot,
 } from '../../src/semaphore/protocol.ts';
-import { type PoolCommand, type PoolOutcome, runCommand } from '../../src/semaphore/worker/pool.ts';
+import { applyPoolCommand, type PoolCommand, type PoolOutcome } from '../../src/semaphore/worker/pool.ts';
 import { migrate, POOL_MIGRATIONS } from '../../src/semaphore/worker/schema.ts';
 import {
   DELETED_SLUGS_WITH_EVENTS,
@@ -25,7 +25,7 @@ function openPool() {
   db.transaction(() => migrate(db, POOL_MIGRATIONS));
   const store = new PoolStore(db);
   const run = (command: PoolCommand, now = T0): PoolOutcome =>
-    db.transaction(() => runCommand(store, command, now));
+    db.transaction(() => applyPoolCommand(store, command, now));
   return { db, store, run };
 }
 

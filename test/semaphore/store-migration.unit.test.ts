@@ -1,7 +1,7 @@
 // The store's schema versions over node:sqlite: a store created before versioning (schema 1, no
 // `schema_version` table) upgrades in place and keeps its slots, leases, events and request ids.
 import { describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/semaphore/worker/pool.ts';
+import { applyPoolCommand } from '../../src/semaphore/worker/pool.ts';
 import { migrate, POOL_MIGRATIONS } from '../../src/semaphore/worker/schema.ts';
 import { PoolStore } from '../../src/semaphore/worker/store.ts';
 import { openTestDatabase, type TestDatabase } from './sqlite-database.ts';
@@ -60,7 +60,7 @@ describe('store migrations', () => {
     db.transaction(() => migrate(db, POOL_MIGRATIONS));
     expect(versionOf(db)).toBe(SCHEMA_VERSION);
     const store = new PoolStore(db);
-    expect(runCommand(store, { op: 'find', type: 'pool', slug: 'preview-1' }, NOW)).toMatchObject({
+    expect(applyPoolCommand(store, { op: 'find', type: 'pool', slug: 'preview-1' }, NOW)).toMatchObject({
       ok: true,
       body: {
         data: { worker: 'app-1' },
@@ -72,7 +72,7 @@ describe('store migrations', () => {
       },
     });
     expect(store.events('preview-1', 10)).toMatchObject([{ event: 'acquired', holder: 'pr-7' }]);
-    const retried = runCommand(
+    const retried = applyPoolCommand(
       store,
       { op: 'acquire', request: { type: 'pool', holder: 'pr-7', leaseMs: 60_000, requestId: 'deploy-7' } },
       NOW,
@@ -86,7 +86,7 @@ describe('store migrations', () => {
   it('continues the generation of a slug the old store deleted, from its events', () => {
     const db = storeBeforeVersioning();
     db.transaction(() => migrate(db, POOL_MIGRATIONS));
-    const added = runCommand(
+    const added = applyPoolCommand(
       new PoolStore(db),
       { op: 'add', request: { type: 'pool', slug: 'preview-2' } },
       NOW,
@@ -98,7 +98,7 @@ describe('store migrations', () => {
     const db = openTestDatabase();
     db.transaction(() => migrate(db, POOL_MIGRATIONS));
     const store = new PoolStore(db);
-    runCommand(store, { op: 'add', request: { type: 'pool', slug: 'preview-1' } }, NOW);
+    applyPoolCommand(store, { op: 'add', request: { type: 'pool', slug: 'preview-1' } }, NOW);
     db.transaction(() => migrate(db, POOL_MIGRATIONS));
     expect(versionOf(db)).toBe(SCHEMA_VERSION);
     expect(store.all().map((slot) => slot.slug)).toEqual(['preview-1']);

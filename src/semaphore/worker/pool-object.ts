@@ -3,7 +3,7 @@
 // other request can interleave, and a command that throws at any point writes nothing. After the
 // transaction it tells the pool registry about a changed slot count (registry-outbox.ts).
 import { DurableObject } from 'cloudflare:workers';
-import { type PoolCommand, type PoolReply, poolTypeOf, runCommand, toReply } from './pool.ts';
+import { applyPoolCommand, type PoolCommand, type PoolReply, poolTypeOf, toReply } from './pool.ts';
 import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
 import { markReported, pendingRegistryReport, stageRegistryReport } from './registry-outbox.ts';
 import { migrate, POOL_MIGRATIONS } from './schema.ts';
@@ -33,7 +33,7 @@ export class PoolObject extends DurableObject<PoolEnv> {
 
   async run(command: PoolCommand): Promise<PoolReply> {
     const reply = this.ctx.storage.transactionSync(() => {
-      const result = toReply(runCommand(this.#store, command, this.#clock.now()));
+      const result = toReply(applyPoolCommand(this.#store, command, this.#clock.now()));
       stageRegistryReport(this.ctx.storage.sql, poolTypeOf(command), this.#store.count());
       this.#fault.throwIfArmed();
       return result;

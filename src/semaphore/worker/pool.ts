@@ -58,7 +58,7 @@ const notFound = (type: string, slug: string): PoolOutcome => ({
 export const poolTypeOf = (command: PoolCommand): string =>
   'request' in command ? command.request.type : command.type;
 
-export function runCommand(store: PoolStore, command: PoolCommand, now: number): PoolOutcome {
+export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: number): PoolOutcome {
   switch (command.op) {
     case 'list':
       return answer({ now, resources: store.all().map((slot) => toSlot(command.type, slot, now)) });

@@ -6,7 +6,7 @@ import { visible } from '../report/log-text.ts';
  * anything else may carry a server's words (an error message, an echoed value), so its newlines and
  * control characters are spelled out rather than starting lines of their own.
  */
-export function describeError(error: unknown): string {
+export function oneLineError(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
   return visible(error instanceof Error ? error.message : String(error));
 }

@@ -6,7 +6,7 @@ import type { RunReport, SlotResourceNames } from '../report/model.ts';
 import { runAcquire } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
-import { describeError } from './lease.ts';
+import { oneLineError } from './lease.ts';
 import { runStatus } from './status.ts';
 import { runGc } from './sweep.ts';
 
@@ -77,7 +77,7 @@ export function failedRunReport(
   };
 }
 
-export async function runCommand(ctx: CommandContext, options: CommandOptions): Promise<RunReport> {
+export async function dispatchCommand(ctx: CommandContext, options: CommandOptions): Promise<RunReport> {
   const startedAt = ctx.now();
   let body: ReportBody;
   try {
@@ -88,7 +88,7 @@ export async function runCommand(ctx: CommandContext, options: CommandOptions): 
       ...failedRunReport(
         options,
         ctx.pool,
-        `The run stopped: ${semaphoreRefusedToken(error, ctx.place) ?? describeError(error)}`,
+        `The run stopped: ${semaphoreRefusedToken(error, ctx.place) ?? oneLineError(error)}`,
       ),
       semaphoreRequests: ctx.semaphore.requestCount,
       cloudflare: ctx.cloudflareUsage(),

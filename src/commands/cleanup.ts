@@ -14,9 +14,9 @@ import {
   poolRowsOf,
 } from './context.ts';
 import {
-  describeError,
   eraseThenRelease,
   type OutcomeOfErase,
+  oneLineError,
   type ReportBase,
   releaseHeldLease,
   UNPASTABLE_NEXT_STEP,
@@ -122,7 +122,7 @@ async function cleanupSlot(
     return {
       ...base,
       outcome: 'release-failed',
-      problem: `the pull request's lease could not be released: ${describeError(error)}`,
+      problem: `the pull request's lease could not be released: ${oneLineError(error)}`,
       nextStep: forceReleaseStep(slot.slug),
     };
   }

@@ -8,7 +8,7 @@ import {
   MAX_ERASE_STEP_CODE_POINTS,
 } from '../semaphore/protocol.ts';
 import type { CommandContext, EraseOutcome, EraseRequest } from './context.ts';
-import { describeError } from './describe-error.ts';
+import { oneLineError } from './error-line.ts';
 import { LeaseFence } from './lease-fence.ts';
 
 /** A slot report before its outcome and its timing are known. */
@@ -22,7 +22,7 @@ export type OutcomeOfErase = (erase: EraseOutcome) => Pick<SlotReport, 'outcome'
 export const UNPASTABLE_NEXT_STEP =
   "No command is shown: the semaphore sent a slot name or lease id that is not safe to paste into a shell. Check the slot with 'preview-gc status'; its lease runs out by itself and the next sweep picks it up.";
 
-export { describeError };
+export { oneLineError };
 
 /**
  * Runs an erase under the lease, fenced between steps and inside them (see LeaseFence). A renew
@@ -45,7 +45,7 @@ export async function runFencedErase(
       status: ctx.signal.aborted ? 'aborted' : 'failed',
       steps: [],
       requests: 0,
-      problem: `the erase stopped: ${describeError(error)}`,
+      problem: `the erase stopped: ${oneLineError(error)}`,
     };
   }
   if (outcome.status !== 'fenced' && outcome.status !== 'failed') return outcome;
@@ -93,7 +93,7 @@ export async function releaseHeldLease(
     return {
       ...withErase,
       outcome: 'release-failed',
-      problem: `the release failed (${describeError(error)}); the lease of holder '${lease.holder}' expires by itself, and the next sweep picks the slot up`,
+      problem: `the release failed (${oneLineError(error)}); the lease of holder '${lease.holder}' expires by itself, and the next sweep picks the slot up`,
       nextStep:
         shellCommand(['preview-gc', 'release', '--slot', lease.slug, '--lease-id', lease.leaseId]) ??
         UNPASTABLE_NEXT_STEP,

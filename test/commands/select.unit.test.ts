@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectSlots } from '../../src/gc/select.ts';
+import { selectSlots } from '../../src/commands/select.ts';
 import { HOUR, NOW, slotRecord as slot } from './scripted-clients.ts';
 
 const leased = (slug: string, holder: string, leasedUntil: number) =>

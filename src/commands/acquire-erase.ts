@@ -5,8 +5,8 @@
 import type { Lease } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 import {
-  describeError,
   type OutcomeOfErase,
+  oneLineError,
   type ReportBase,
   releaseHeldLease,
   runFencedErase,
@@ -122,7 +122,7 @@ export async function eraseBeforeHandOver(
     });
   } catch (error) {
     warnings.push(
-      `The erase of ${lease.slug} completed, but the semaphore did not record it (${describeError(error)}); the next push erases the slot once more.`,
+      `The erase of ${lease.slug} completed, but the semaphore did not record it (${oneLineError(error)}); the next push erases the slot once more.`,
     );
   }
   return {

@@ -4,7 +4,7 @@
 // a step of many slow calls (a KV namespace of 100,000 keys under 429s) never outlives the lease.
 import type { Lease } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
-import { describeError } from './describe-error.ts';
+import { oneLineError } from './error-line.ts';
 
 /**
  * Inside a step the lease is renewed once this share of it has passed since the last proof. A
@@ -71,7 +71,7 @@ export class LeaseFence {
       this.#provenAt = this.#ctx.now();
       return true;
     } catch (error) {
-      this.#problem = `could not renew the lease ${where}, so the erase stopped: ${describeError(error)}`;
+      this.#problem = `could not renew the lease ${where}, so the erase stopped: ${oneLineError(error)}`;
       return false;
     }
   }

@@ -5,9 +5,9 @@ import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
 import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
 import {
-  describeError,
   eraseThenRelease,
   type OutcomeOfErase,
+  oneLineError,
   type ReportBase,
   type UntimedSlotReport,
   workThroughSlots,
@@ -102,7 +102,7 @@ async function endClosedLease(
     return {
       ...base,
       outcome: 'release-failed',
-      problem: `the lease of closed pull request #${closed.pullRequest} could not be released: ${describeError(error)}; the next sweep tries again`,
+      problem: `the lease of closed pull request #${closed.pullRequest} could not be released: ${oneLineError(error)}; the next sweep tries again`,
     };
   }
 }
@@ -131,14 +131,14 @@ async function takeLease(
       ? {
           ...base,
           outcome: 'acquire-failed',
-          problem: `acquire failed, the slot was not touched: ${describeError(error)}`,
+          problem: `acquire failed, the slot was not touched: ${oneLineError(error)}`,
           nextStep:
             'preview-gc status   # check that the semaphore answers; the next sweep retries this slot',
         }
       : {
           ...base,
           outcome: 'released',
-          problem: `released dirty; gc could not take it to erase (${describeError(error)}), so the next sweep or acquirer erases it`,
+          problem: `released dirty; gc could not take it to erase (${oneLineError(error)}), so the next sweep or acquirer erases it`,
         };
   }
 }

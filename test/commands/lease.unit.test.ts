@@ -1,8 +1,8 @@
-// Holding a slot (src/gc/lease.ts): the erase runs only while the lease is ours, and the release
+// Holding a slot (src/commands/lease.ts): the erase runs only while the lease is ours, and the release
 // always follows, clean only after a complete erase, and is reported as it really went.
 import { describe, expect, it } from 'vitest';
-import type { CommandContext, SlotEraser } from '../../src/gc/context.ts';
-import { eraseThenRelease, type OutcomeOfErase, type ReportBase } from '../../src/gc/lease.ts';
+import type { CommandContext, SlotEraser } from '../../src/commands/context.ts';
+import { eraseThenRelease, type OutcomeOfErase, type ReportBase } from '../../src/commands/lease.ts';
 import {
   commandContext,
   leaseFor,

@@ -12,7 +12,7 @@ import { eraseBeforeHandOver, eraseNeededFor } from './acquire-erase.ts';
 import { takeSlot } from './acquire-slot.ts';
 import { holderOfPullRequest } from './cleanup.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
-import { describeError } from './describe-error.ts';
+import { oneLineError } from './error-line.ts';
 import { workThroughSlots } from './lease.ts';
 import { livePullRequestHolders, lookUpPullRequests, pullRequestLabels } from './pull-request-holders.ts';
 
@@ -43,7 +43,7 @@ async function closedProblem(
     return `Pull request #${pullRequest} is ${state}: no slot was acquired, so a deploy that runs after the close cannot hold one for it. Nothing to do; the cleanup workflow releases any slot it still holds.`;
   } catch (error) {
     warnings.push(
-      `Could not tell whether pull request #${pullRequest} is still open (${describeError(error)}); acquiring anyway.`,
+      `Could not tell whether pull request #${pullRequest} is still open (${oneLineError(error)}); acquiring anyway.`,
     );
     return null;
   }

@@ -7,7 +7,7 @@ import { pullRequestOf } from '../report/format.ts';
 import type { PullRequestLabel, RunReport } from '../report/model.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
-import { describeError } from './describe-error.ts';
+import { oneLineError } from './error-line.ts';
 
 export const MAX_PULL_REQUEST_LOOKUPS = 20;
 
@@ -39,7 +39,7 @@ export async function lookUpPullRequests(
       try {
         answers.set(number, await github.get(number));
       } catch (error) {
-        failures.push(describeError(error));
+        failures.push(oneLineError(error));
       }
     }),
   );

@@ -6,7 +6,7 @@ import { escapeMarkdown, inlineCode } from '../report/escape.ts';
 import { readableUtc } from '../report/format.ts';
 import type { AcquiredSlot } from '../report/model.ts';
 import type { CommandContext } from './context.ts';
-import { describeError } from './describe-error.ts';
+import { oneLineError } from './error-line.ts';
 
 export function commentMarker(pool: string): string {
   return `<!-- preview-gc:slot:${pool} -->`;
@@ -44,7 +44,7 @@ export async function postSlotComment(
     );
   } catch (error) {
     warnings.push(
-      `The comment on pull request #${pullRequest} was not written (${describeError(error)}); the deploy goes on. It needs pull-requests: write.`,
+      `The comment on pull request #${pullRequest} was not written (${oneLineError(error)}); the deploy goes on. It needs pull-requests: write.`,
     );
   }
 }

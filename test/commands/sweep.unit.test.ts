@@ -1,7 +1,7 @@
-// The sweep (src/gc/sweep.ts) over injected clients: what it asks the semaphore, what it erases, and
+// The sweep (src/commands/sweep.ts) over injected clients: what it asks the semaphore, what it erases, and
 // what it reports, slot by slot. Every slot it takes is given back, whatever happened to the others.
 import { describe, expect, it } from 'vitest';
-import { type GcOptions, runGc } from '../../src/gc/sweep.ts';
+import { type GcOptions, runGc } from '../../src/commands/sweep.ts';
 import {
   commandContext,
   expiredSlot,

@@ -2,8 +2,9 @@
 // the calls the commands make answered by the test, so each test states what the semaphore says; a
 // call nobody scripted goes to a transport that refuses it. The eraser stands for the Cloudflare side:
 // it runs its steps one after another, asking the fence before each, as the SlotEraser contract says.
+
+import type { CommandContext, EraseOutcome, EraseRequest, SlotEraser } from '../../src/commands/context.ts';
 import { ACTION_PLACE } from '../../src/config/run-place.ts';
-import type { CommandContext, EraseOutcome, EraseRequest, SlotEraser } from '../../src/gc/context.ts';
 import type { EraseStepReport } from '../../src/report/model.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import type {

@@ -2,8 +2,8 @@
 // one shell word, or no command at all. The client refuses a slug or lease id outside the protocol's
 // rules already; this is the second line, checked on its own here.
 import { describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/gc/context.ts';
-import { releaseHeldLease, UNPASTABLE_NEXT_STEP } from '../../src/gc/lease.ts';
+import type { CommandContext } from '../../src/commands/context.ts';
+import { releaseHeldLease, UNPASTABLE_NEXT_STEP } from '../../src/commands/lease.ts';
 import type { SemaphoreClient } from '../../src/semaphore/client.ts';
 import type { Lease } from '../../src/semaphore/protocol.ts';
 
