@@ -81,7 +81,9 @@ function logProgress(info: (message: string) => void): (event: ProgressEvent) =>
     if (event.kind === 'listed') info(`Pool has ${event.slots} slots; ${event.selected} to work on.`);
     if (event.kind === 'slot-started') info(`[${event.index + 1}/${event.total}] ${visible(event.slug)}…`);
     if (event.kind === 'slot-finished')
-      info(`  ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`);
+      info(
+        `[${event.index + 1}/${event.total}] ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`,
+      );
   };
 }
 

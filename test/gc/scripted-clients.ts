@@ -197,6 +197,7 @@ export function commandContext(
     semaphore,
     eraser,
     cloudflareUsage: () => null,
+    parallelSlots: 1,
     signal: new AbortController().signal,
     progress: () => {},
     now: () => NOW,
