@@ -1,3 +1,4 @@
+import './heap-limits.ts';
 import './zod-jitless.ts';
 import { run } from './main.ts';
 
