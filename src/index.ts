@@ -1,4 +1,3 @@
-import './heap-limits.ts';
 import './zod-jitless.ts';
 import { run } from './main.ts';
 
