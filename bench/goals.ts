@@ -3,7 +3,7 @@
 import { formatBytes, formatCount, formatRatio } from './table.ts';
 
 export type Goal = { atMost: number } | { atLeast: number } | { equals: number | boolean };
-export type Unit = 'bytes' | 'ratio' | 'count' | 'yes/no';
+export type Unit = 'bytes' | 'ratio' | 'percent' | 'count' | 'yes/no';
 
 export interface Check {
   name: string;
@@ -21,6 +21,16 @@ export interface Check {
 export const ACTION_BUNDLE_MAX_BYTES = 1_500_000;
 /** Issue 15: the action's start to its first request, at most 4 x a bare `node -e 0` of the same run. */
 export const COLD_START_MAX_RATIO = 4;
+/** Issue 15: nine slots, +50 ms a Cloudflare call, 50 requests/s: at most 0.6 x the sequential bound. */
+export const SWEEP_MAX_RATIO = 0.6;
+/** Issue 15: nine slots, 400 ms a Cloudflare call, 3 requests/s: at most 1.1 x requests ÷ rate. */
+export const SLOW_CALLS_MAX_RATIO = 1.1;
+/** Issue 15: peak RSS of the 200-slot, 100,000-key sweep. */
+export const SCALE_MAX_RSS_BYTES = 150 * 1024 * 1024;
+/** Issue 15: peak RSS from 9 to 200 slots grows by at most 15 %. */
+export const MAX_MEMORY_GROWTH = 0.15;
+/** Issue 15: the nine-slot erase at least 10 x faster than bench/today.sh. */
+export const TODAY_MIN_WALL_RATIO = 10;
 
 function met(value: number | boolean, goal: Goal): boolean {
   if ('atMost' in goal) return typeof value === 'number' && value <= goal.atMost;
@@ -39,6 +49,8 @@ export function formatValue(value: number | boolean, unit: Unit): string {
       return `${formatCount(value)} bytes (${formatBytes(value)})`;
     case 'ratio':
       return formatRatio(value);
+    case 'percent':
+      return `${(value * 100).toFixed(1)} %`;
     default:
       return formatCount(value);
   }
@@ -54,12 +66,15 @@ export function formatGoal(goal: Goal, unit: Unit): string {
 export interface CheckedFigures {
   quietSweep: { semaphoreRequests: number; cloudflareRequests: number };
   coldStart: { ratio: number; medianMs: number; bareNodeMedianMs: number; actionBundleBytes: number };
-  scale: { rateLimited: number };
-  today: { sameDataLeft: boolean };
+  sweepTime: { ratio: number; wallMs: number; sequentialMs: number };
+  slowCalls: { ratioToPacingFloor: number; wallMs: number; pacingFloorMs: number };
+  scale: { rateLimited: number; peakRssBytes: number | null };
+  memory: { growth: number | null };
+  today: { sameDataLeft: boolean; wallRatio: number };
 }
 
 export function benchChecks(figures: CheckedFigures): Check[] {
-  const { quietSweep, coldStart, scale, today } = figures;
+  const { quietSweep, coldStart, sweepTime, slowCalls, scale, memory, today } = figures;
   return [
     check({
       name: 'quiet sweep: semaphore requests',
@@ -107,11 +122,43 @@ export function benchChecks(figures: CheckedFigures): Check[] {
         ? 'D1 rows, KV keys and R2 rules compared slot by slot'
         : 'they differ: see today.dataLeft and today.previewDataLeft',
     }),
-    // Issue 15's goals for slots in parallel and memory flat in slots join here once those land,
-    // each as a check() of the figure it names:
-    // - sweepTime.ratio (9 slots, +50 ms a Cloudflare call): atMost 0.6
-    // - 9 slots at 400 ms a Cloudflare call and 3 requests/s: wall time atMost 1.1 x the pacing floor
-    // - scale.peakRssBytes (200 slots): atMost 150 MiB; its growth over sweepTime.peakRssBytes atMost 15 %
-    // - today.wallRatio: atLeast 10
+    check({
+      name: '9 slots, +50 ms a call, 50/s: wall / sequential bound',
+      figure: 'sweepTime.ratio',
+      value: sweepTime.ratio,
+      unit: 'ratio',
+      goal: { atMost: SWEEP_MAX_RATIO },
+      note: `${Math.round(sweepTime.wallMs)} ms / ${Math.round(sweepTime.sequentialMs)} ms`,
+    }),
+    check({
+      name: '9 slots, 400 ms a call, 3/s: wall / pacing floor',
+      figure: 'slowCalls.ratioToPacingFloor',
+      value: slowCalls.ratioToPacingFloor,
+      unit: 'ratio',
+      goal: { atMost: SLOW_CALLS_MAX_RATIO },
+      note: `${Math.round(slowCalls.wallMs)} ms / ${Math.round(slowCalls.pacingFloorMs)} ms`,
+    }),
+    check({
+      name: 'scale: peak RSS at 200 slots',
+      figure: 'scale.peakRssBytes',
+      // Unmeasured (no /proc) counts as missed: the goal cannot be shown met.
+      value: scale.peakRssBytes ?? Number.NaN,
+      unit: 'bytes',
+      goal: { atMost: SCALE_MAX_RSS_BYTES },
+    }),
+    check({
+      name: 'peak RSS growth from 9 to 200 slots',
+      figure: 'memory.growth',
+      value: memory.growth ?? Number.NaN,
+      unit: 'percent',
+      goal: { atMost: MAX_MEMORY_GROWTH },
+    }),
+    check({
+      name: "today's way / preview-gc, wall time",
+      figure: 'today.wallRatio',
+      value: today.wallRatio,
+      unit: 'ratio',
+      goal: { atLeast: TODAY_MIN_WALL_RATIO },
+    }),
   ];
 }

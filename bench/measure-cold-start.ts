@@ -1,13 +1,15 @@
 // Measurement 4: how long `node dist/index.js` takes from process start to its first outbound request,
 // next to a bare `node -e 0` (start to exit) timed in the same run, and how big the bundle is. A tiny
-// loopback server plays the semaphore: it notes when the first request arrives and answers an empty
-// pool, so each run is a quiet sweep that exits at once.
+// loopback server plays the semaphore: it notes when the first request arrives and answers a pool of
+// one clean, free slot, so each run is a quiet sweep that exits at once. (An empty pool would be a
+// misconfiguration the action reports, with a second call that lists the semaphore's pools.)
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DEMO_CONFIG_PATH } from '../demo/fixture.ts';
+import { newSlotRecord } from '../test/semaphore/helpers.ts';
 import { runAction } from '../test/support/action-run.ts';
 import { CLOUDFLARE_TOKEN, SEMAPHORE_TOKEN } from './stack.ts';
 
@@ -69,7 +71,8 @@ export async function measureColdStart(): Promise<ColdStartResult> {
       unexpected ??= `${request.method} ${request.url}`;
     }
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ now: Date.now(), resources: [] }));
+    const now = Date.now();
+    response.end(JSON.stringify({ now, resources: [newSlotRecord('preview-slot', 'preview-1', now)] }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -10,6 +10,7 @@ import {
   SEMAPHORE_LATENCY_MS,
 } from './measure-latency.ts';
 import type { ScaleResult } from './measure-scale.ts';
+import type { SlowCallsResult } from './measure-slow-calls.ts';
 import type { TodayResult } from './measure-today.ts';
 import { formatBytes, formatCount, formatMs, formatPerSlot, formatRatio, renderTable } from './table.ts';
 
@@ -21,10 +22,28 @@ export interface BenchResults {
   quietSweep: QuietResult;
   perSlot: PerSlotResult;
   sweepTime: LatencyResult & { ratio: number; ratioToLowerBound: number };
+  slowCalls: SlowCallsResult;
   coldStart: ColdStartResult;
   scale: ScaleResult;
+  memory: MemoryGrowth;
   today: TodayResult & { wallRatio: number; requestRatio: number };
   checks: Check[];
+}
+
+/** Peak RSS of the nine-slot sweep (measurement 3) and of the 200-slot one (measurement 5). */
+export interface MemoryGrowth {
+  peakRssBytes9Slots: number | null;
+  peakRssBytes200Slots: number | null;
+  /** 200 slots over 9 slots, minus 1 (0.15: 15 % more); null where /proc is missing. */
+  growth: number | null;
+}
+
+export function memoryGrowth(at9Slots: number | null, at200Slots: number | null): MemoryGrowth {
+  return {
+    peakRssBytes9Slots: at9Slots,
+    peakRssBytes200Slots: at200Slots,
+    growth: at9Slots === null || at200Slots === null ? null : at200Slots / at9Slots - 1,
+  };
 }
 
 const STEP_LABEL: Record<(typeof STEP_ROWS)[number], string> = {
@@ -98,7 +117,7 @@ function perSlotTable(perSlot: PerSlotResult): { rows: string[][]; notes: string
 }
 
 export function renderResults(results: BenchResults): string {
-  const { quietSweep, perSlot, sweepTime, coldStart, scale, today } = results;
+  const { quietSweep, perSlot, sweepTime, slowCalls, coldStart, scale, memory, today } = results;
   const sections: string[] = [];
   sections.push(
     `preview-gc benchmark: ${results.machine.cpus} cores, Node ${results.machine.node}, ${results.startedAt}, took ${formatMs(results.durationMs)} (1-minute load average ${results.machine.loadAverage.start.toFixed(1)} at the start, ${results.machine.loadAverage.end.toFixed(1)} at the end)`,
@@ -149,6 +168,24 @@ export function renderResults(results: BenchResults): string {
   );
 
   sections.push(
+    `3b. Slow calls: the same ${slowCalls.slots} expired slots, +${slowCalls.cloudflareLatencyMs} ms on every Cloudflare call (longer than the pacer's spacing), requests-per-second ${slowCalls.requestsPerSecond} (the default), parallel-slots ${slowCalls.parallelSlots}\n${renderTable(
+      ['', 'value'],
+      [
+        ['wall time (spawn to exit)', formatMs(slowCalls.wallMs)],
+        [
+          'requests (Cloudflare + semaphore)',
+          `${slowCalls.cloudflareRequests} + ${slowCalls.semaphoreRequests}`,
+        ],
+        [
+          `pacing floor (Cloudflare requests / ${slowCalls.requestsPerSecond} per s)`,
+          formatMs(slowCalls.pacingFloorMs),
+        ],
+        ['ratio wall / pacing floor', formatRatio(slowCalls.ratioToPacingFloor)],
+      ],
+    )}`,
+  );
+
+  sections.push(
     `4. Cold start: process start of node dist/index.js to its first outbound request, next to a bare node -e 0 (start to exit) before each run\n${renderTable(
       ['', 'value'],
       [
@@ -186,6 +223,10 @@ export function renderResults(results: BenchResults): string {
         ],
         ['429 answers', formatCount(scale.rateLimited)],
         ['peak RSS of the action', scale.peakRssBytes === null ? 'n/a' : formatBytes(scale.peakRssBytes)],
+        [
+          'growth of peak RSS over the nine-slot sweep (3.)',
+          memory.growth === null ? 'n/a' : `${(memory.growth * 100).toFixed(1)} %`,
+        ],
       ],
     )}`,
   );

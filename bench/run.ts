@@ -9,8 +9,9 @@ import { measureColdStart } from './measure-cold-start.ts';
 import { measureDemo } from './measure-demo.ts';
 import { measureLatency } from './measure-latency.ts';
 import { measureScale } from './measure-scale.ts';
+import { measureSlowCalls } from './measure-slow-calls.ts';
 import { measureToday } from './measure-today.ts';
-import { type BenchResults, renderResults } from './report.ts';
+import { type BenchResults, memoryGrowth, renderResults } from './report.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
 
 const RESULTS_PATH = new URL('./results.json', import.meta.url).pathname;
@@ -40,9 +41,26 @@ async function measureAll(): Promise<BenchResults> {
   const todayRun = await measureToday(measured.latency.dataLeft);
   const sweepTime = measured.latency.result;
   const { quiet, perSlot } = measured.demo;
-  const { scale } = measured;
+  const { scale, slowCalls } = measured;
+  const sweepRatios = {
+    ratio: sweepTime.wallMs / sweepTime.sequentialMs,
+    ratioToLowerBound: sweepTime.wallMs / sweepTime.sequentialLowerBoundMs,
+  };
+  const todayRatios = {
+    wallRatio: todayRun.wallMs / sweepTime.wallMs,
+    requestRatio: todayRun.cloudflareRequests / sweepTime.cloudflareRequests,
+  };
+  const memory = memoryGrowth(sweepTime.peakRssBytes, scale.peakRssBytes);
 
-  const checks = benchChecks({ quietSweep: quiet, coldStart, scale, today: todayRun });
+  const checks = benchChecks({
+    quietSweep: quiet,
+    coldStart,
+    sweepTime: { ...sweepTime, ...sweepRatios },
+    slowCalls,
+    scale,
+    memory,
+    today: { ...todayRun, ...todayRatios },
+  });
   return {
     startedAt: startedAt.toISOString(),
     durationMs: performance.now() - clock,
@@ -54,18 +72,12 @@ async function measureAll(): Promise<BenchResults> {
     },
     quietSweep: quiet,
     perSlot,
-    sweepTime: {
-      ...sweepTime,
-      ratio: sweepTime.wallMs / sweepTime.sequentialMs,
-      ratioToLowerBound: sweepTime.wallMs / sweepTime.sequentialLowerBoundMs,
-    },
+    sweepTime: { ...sweepTime, ...sweepRatios },
+    slowCalls,
     coldStart,
     scale,
-    today: {
-      ...todayRun,
-      wallRatio: todayRun.wallMs / sweepTime.wallMs,
-      requestRatio: todayRun.cloudflareRequests / sweepTime.cloudflareRequests,
-    },
+    memory,
+    today: { ...todayRun, ...todayRatios },
     checks,
   };
 }
@@ -75,9 +87,11 @@ async function measureRest(stack: BenchStack) {
   const demo = await measureDemo(stack);
   progress('nine expired slots with +50 ms / +20 ms latency…');
   const latency = await measureLatency(stack);
+  progress('nine expired slots with 400 ms a Cloudflare call at 3 requests/s (about a minute)…');
+  const slowCalls = await measureSlowCalls(stack);
   progress('scale: 200 slots, 100,000 KV keys, time-scaled account limit…');
   const scale = await measureScale(stack);
-  return { demo, latency, scale };
+  return { demo, latency, slowCalls, scale };
 }
 
 const stale = await staleDistFiles('dist');

@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 # default multipart-abort rule included, or `lifecycle set` deletes them.
 cat >"$work/files-rules.json" <<'JSON'
 { "rules": [
-  { "id": "Default Multipart Abort Rule", "enabled": true, "conditions": {},
+  { "id": "Default Multipart Abort Rule", "enabled": true, "conditions": { "prefix": "" },
     "abortMultipartUploadsTransition": { "condition": { "type": "Age", "maxAge": 604800 } } },
   { "id": "expire-preview-files", "enabled": true, "conditions": { "prefix": "" },
     "deleteObjectsTransition": { "condition": { "type": "Age", "maxAge": 10800 } } }
@@ -42,7 +42,7 @@ cat >"$work/sandboxes-rules.json" <<'JSON'
   { "id": "team-archive-to-ia", "enabled": true, "conditions": { "prefix": "archive/" },
     "storageClassTransitions": [
       { "condition": { "type": "Age", "maxAge": 2592000 }, "storageClass": "InfrequentAccess" } ] },
-  { "id": "Default Multipart Abort Rule", "enabled": true, "conditions": {},
+  { "id": "Default Multipart Abort Rule", "enabled": true, "conditions": { "prefix": "" },
     "abortMultipartUploadsTransition": { "condition": { "type": "Age", "maxAge": 604800 } } },
   { "id": "expire-sandbox-backups", "enabled": true, "conditions": { "prefix": "backups/" },
     "deleteObjectsTransition": { "condition": { "type": "Age", "maxAge": 10800 } } }

@@ -86,7 +86,9 @@ function logProgress(info: (message: string) => void): (event: ProgressEvent) =>
     if (event.kind === 'listed') info(`Pool has ${event.slots} slots; ${event.selected} to work on.`);
     if (event.kind === 'slot-started') info(`[${event.index + 1}/${event.total}] ${visible(event.slug)}…`);
     if (event.kind === 'slot-finished')
-      info(`  ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`);
+      info(
+        `[${event.index + 1}/${event.total}] ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`,
+      );
     if (event.kind === 'waiting-for-slot')
       info(`No slot can be had yet; asking again in ${Math.round(event.retryInMs / 1000)} s.`);
   };

@@ -124,6 +124,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     semaphore: createSemaphoreClient(settings, options.fetch?.semaphore),
     eraser: cloudflare?.eraser ?? refusingEraser,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
+    parallelSlots: settings.parallelSlots,
     signal: options.signal,
     progress: options.progress,
     now: Date.now,

@@ -119,6 +119,12 @@ export const RUN_LIMIT_OPTIONS: Record<string, OptionSpec> = {
     input: 'deadline-minutes',
     description: 'Start no new slot after this many minutes.',
   },
+  'parallel-slots': {
+    type: 'string',
+    value: '<n>',
+    input: 'parallel-slots',
+    description: 'Slots erased at once, each under its own lease, sharing the rate and budget.',
+  },
 };
 
 function flagOf(options: Readonly<Record<string, OptionSpec>>, input: string): string | undefined {

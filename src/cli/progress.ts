@@ -14,8 +14,12 @@ export function progressPrinter(
   const style = io.errStyle;
   const counter = (index: number, total: number) =>
     paint(style, 'dim', `[${String(index + 1).padStart(String(total).length)}/${total}]`);
-  let index = 0;
-  let total = 0;
+  // Slots in flight, in the order they started: with parallel slots, several at once. On a TTY they
+  // share one line at the bottom, rewritten as slots start and finish.
+  const inFlight = new Map<string, string>();
+  const showInFlight = () => {
+    if (inFlight.size > 0) io.errRaw(`  ${[...inFlight.values()].join('  ')} …`);
+  };
   return (event) => {
     switch (event.kind) {
       case 'listed':
@@ -24,14 +28,21 @@ export function progressPrinter(
         );
         return;
       case 'slot-started':
-        index = event.index;
-        total = event.total;
-        if (io.errIsTTY) io.errRaw(`  ${counter(index, total)} ${visible(event.slug)} …`);
+        if (!io.errIsTTY) return;
+        io.errRaw('\r\u001b[K');
+        inFlight.set(event.slug, `${counter(event.index, event.total)} ${visible(event.slug)}`);
+        showInFlight();
         return;
       case 'slot-finished': {
         const outcome = outcomeText(event.outcome, style);
-        const line = `  ${counter(index, total)} ${visible(event.slug)} ${outcome} ${paint(style, 'dim', formatDuration(event.durationMs))}`;
-        io.errRaw(`${io.errIsTTY ? '\r\u001b[K' : ''}${line}\n`);
+        const line = `  ${counter(event.index, event.total)} ${visible(event.slug)} ${outcome} ${paint(style, 'dim', formatDuration(event.durationMs))}`;
+        if (!io.errIsTTY) {
+          io.errRaw(`${line}\n`);
+          return;
+        }
+        inFlight.delete(event.slug);
+        io.errRaw(`\r\u001b[K${line}\n`);
+        showInFlight();
         return;
       }
       case 'waiting-for-slot':

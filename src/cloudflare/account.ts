@@ -26,7 +26,7 @@ import { BaseScripts } from 'cloudflare/resources/workers/scripts/scripts';
 import { createClient } from 'cloudflare/tree-shakable';
 import * as z from 'zod';
 import type { R2Jurisdiction } from '../config/slot-config.ts';
-import { readAnswer, type SdkRequestOptions, toCallError } from './answer.ts';
+import { readAnswer, type SdkRequestOptions, toCallError, withAttemptSignal } from './answer.ts';
 import type { Pacer } from './pacer.ts';
 import { modulesOf, readCapped, type WorkerModuleText } from './worker-content.ts';
 
@@ -458,20 +458,20 @@ export class CloudflareAccount {
    * `maxBytes`: a caller comparing it with a small known script needs no more to know it differs.
    */
   async getWorkerContent(name: string, maxBytes: number): Promise<WorkerModuleText[] | 'too-large'> {
-    return this.pacer.call('workers.content', async (context) => {
-      const timeout = AbortSignal.timeout(context.timeoutMs);
-      const signal = AbortSignal.any([context.signal, timeout]);
-      try {
-        const response = await this.client.workers.scripts.content
-          .get(name, { account_id: this.accountId }, { maxRetries: 0, timeout: context.timeoutMs, signal })
-          .asResponse();
-        const body = await readCapped(response, maxBytes);
-        if (body === 'too-large') return body;
-        return await modulesOf(response.headers.get('content-type') ?? '', body);
-      } catch (error) {
-        throw toCallError('workers.content', error, context, timeout.aborted);
-      }
-    });
+    return this.pacer.call('workers.content', (context) =>
+      withAttemptSignal(context, async (signal, timedOut) => {
+        try {
+          const response = await this.client.workers.scripts.content
+            .get(name, { account_id: this.accountId }, { maxRetries: 0, timeout: context.timeoutMs, signal })
+            .asResponse();
+          const body = await readCapped(response, maxBytes);
+          if (body === 'too-large') return body;
+          return await modulesOf(response.headers.get('content-type') ?? '', body);
+        } catch (error) {
+          throw toCallError('workers.content', error, context, timedOut());
+        }
+      }),
+    );
   }
 
   /** The Workers of the account bound to one of this Worker's Durable Object namespaces. */

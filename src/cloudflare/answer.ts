@@ -117,6 +117,34 @@ function causeOf(error: Error): string {
 }
 
 /**
+ * Runs one attempt with a signal of its own, aborted by the run's signal or after the attempt's time,
+ * and let go when the attempt ends. Not `AbortSignal.any([run, AbortSignal.timeout(ms)])`: the SDK
+ * never removes the abort listener it adds to the signal it is given, and Node keeps a timeout or
+ * combined signal with a listener alive until it fires, so each request and its whole answer stayed
+ * in memory for the attempt's full time (30 s), some 900 of them at once in a long sweep.
+ */
+export async function withAttemptSignal<T>(
+  context: AttemptContext,
+  attempt: (signal: AbortSignal, timedOut: () => boolean) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const stop = () => controller.abort(context.signal.reason);
+  if (context.signal.aborted) stop();
+  else context.signal.addEventListener('abort', stop, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${context.timeoutMs} ms`, 'TimeoutError'));
+  }, context.timeoutMs);
+  try {
+    return await attempt(controller.signal, () => timedOut);
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', stop);
+  }
+}
+
+/**
  * Sends one request built by `request` and validates the envelope and its `result` (and
  * `result_info` when a schema is given). For use inside `pacer.call`.
  */
@@ -127,25 +155,22 @@ export async function readAnswer<R, I = undefined>(
   resultSchema: z.ZodType<R>,
   infoSchema?: z.ZodType<I>,
 ): Promise<Answer<R, I>> {
-  const timeout = AbortSignal.timeout(context.timeoutMs);
-  const signal = AbortSignal.any([context.signal, timeout]);
-  let body: unknown;
-  let status: number;
-  try {
-    const response = await request({ maxRetries: 0, timeout: context.timeoutMs, signal });
-    status = response.status;
-    const text = await response.text();
+  const { status, body } = await withAttemptSignal(context, async (signal, timedOut) => {
     try {
-      body = JSON.parse(text);
-    } catch {
-      throw new CloudflareCallError(
-        { kind, reason: 'invalid-answer', status },
-        `HTTP ${status} with a body that is not JSON (${text.length} bytes)`,
-      );
+      const response = await request({ maxRetries: 0, timeout: context.timeoutMs, signal });
+      const text = await response.text();
+      try {
+        return { status: response.status, body: JSON.parse(text) as unknown };
+      } catch {
+        throw new CloudflareCallError(
+          { kind, reason: 'invalid-answer', status: response.status },
+          `HTTP ${response.status} with a body that is not JSON (${text.length} bytes)`,
+        );
+      }
+    } catch (error) {
+      throw toCallError(kind, error, context, timedOut());
     }
-  } catch (error) {
-    throw toCallError(kind, error, context, timeout.aborted);
-  }
+  });
   return checkEnvelope(kind, status, body, resultSchema, infoSchema);
 }
 

@@ -54,7 +54,14 @@ export interface SlotEraser {
 export type ProgressEvent =
   | { kind: 'listed'; slots: number; selected: number }
   | { kind: 'slot-started'; slug: string; index: number; total: number }
-  | { kind: 'slot-finished'; slug: string; outcome: string; durationMs: number }
+  | {
+      kind: 'slot-finished';
+      slug: string;
+      index: number;
+      total: number;
+      outcome: string;
+      durationMs: number;
+    }
   /** acquire: no slot could be had; asking again after `retryInMs`. */
   | { kind: 'waiting-for-slot'; attempt: number; retryInMs: number };
 
@@ -69,7 +76,12 @@ export interface CommandContext {
   eraser: SlotEraser;
   /** Cloudflare usage so far, or null when the command has no Cloudflare client. */
   cloudflareUsage: () => ApiUsageReport | null;
-  /** Aborted on SIGINT/SIGTERM: stop the current step, release, report. */
+  /**
+   * Slots worked on at once (`parallel-slots`). Each holds its own lease; all share the pacer, so
+   * more slots overlap slow calls but never exceed the run's rate, budget or deadline.
+   */
+  parallelSlots: number;
+  /** Aborted on SIGINT/SIGTERM: stop every slot's current step, release each, report. */
   signal: AbortSignal;
   progress: (event: ProgressEvent) => void;
   now: () => number;

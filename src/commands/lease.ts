@@ -154,24 +154,45 @@ export async function eraseThenRelease(
   return releaseHeldLease(ctx, { ...base, generation: lease.generation }, lease, erase, outcomeOf);
 }
 
-/** Works through slots one at a time (one lease in hand at most), timing each and reporting progress. */
+/**
+ * Works through the slots, up to `ctx.parallelSlots` at once, timing each and reporting progress.
+ * Each slot keeps its own lease, fences and release (`work` never leaves a lease behind); what they
+ * share (the pacer's rate, budget and deadline, the run's signal) is shared through `ctx`. The
+ * reports come back in the order of `items` (the listing's), whichever slot finished first.
+ */
 export async function workThroughSlots<T extends { slug: string }>(
   ctx: CommandContext,
   items: readonly T[],
   work: (item: T) => Promise<UntimedSlotReport>,
 ): Promise<SlotReport[]> {
   const reports: SlotReport[] = [];
-  for (const [index, item] of items.entries()) {
-    ctx.progress({ kind: 'slot-started', slug: item.slug, index, total: items.length });
-    const started = ctx.now();
-    const report = { ...(await work(item)), durationMs: ctx.now() - started };
-    ctx.progress({
-      kind: 'slot-finished',
-      slug: report.slug,
-      outcome: report.outcome,
-      durationMs: report.durationMs,
-    });
-    reports.push(report);
-  }
+  let next = 0;
+  let thrown: { error: unknown } | undefined;
+  const workInTurn = async (): Promise<void> => {
+    // After a slot threw (a bug, not an outcome), no new slot starts; the ones in flight finish and release.
+    while (next < items.length && thrown === undefined) {
+      const index = next++;
+      const item = items[index] as T;
+      ctx.progress({ kind: 'slot-started', slug: item.slug, index, total: items.length });
+      const started = ctx.now();
+      try {
+        const report = { ...(await work(item)), durationMs: ctx.now() - started };
+        ctx.progress({
+          kind: 'slot-finished',
+          slug: report.slug,
+          index,
+          total: items.length,
+          outcome: report.outcome,
+          durationMs: report.durationMs,
+        });
+        reports[index] = report;
+      } catch (error) {
+        thrown ??= { error };
+      }
+    }
+  };
+  const lanes = Math.max(1, Math.min(ctx.parallelSlots, items.length));
+  await Promise.all(Array.from({ length: lanes }, workInTurn));
+  if (thrown !== undefined) throw thrown.error;
   return reports;
 }

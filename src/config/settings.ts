@@ -34,6 +34,8 @@ export interface Settings {
   /** Steady Cloudflare request rate; the account's 1,200 per 5 minutes (4/s) is shared with everything else. */
   requestsPerSecond: number;
   deadlineMinutes: number;
+  /** Slots worked on at once; all of them share the one pacer (rate, budget, deadline). */
+  parallelSlots: number;
   reclaimDirty: boolean;
   pullRequest: number | undefined;
   githubToken: string | undefined;
@@ -171,6 +173,10 @@ const inputSchema = z.object({
   'request-budget': optionalWithDefault('600', integerIn(1, 100_000)),
   'requests-per-second': optionalWithDefault('3', integerIn(1, 50)),
   'deadline-minutes': optionalWithDefault('20', integerIn(1, 360)),
+  // 3: enough to overlap Cloudflare calls slower than the pacer's spacing (D1 queries, uploads) so a
+  // sweep runs at its rate, not below it; few enough that the leases held at once stay few. The rate,
+  // not this, keeps the sweep inside the account's share left to deploys.
+  'parallel-slots': optionalWithDefault('3', integerIn(1, 10)),
   'reclaim-dirty': optionalWithDefault('true', strictBoolean),
   'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
   'github-token': trimmed.pipe(token.optional()),
@@ -267,6 +273,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     requestBudget: inputs['request-budget'],
     requestsPerSecond: inputs['requests-per-second'],
     deadlineMinutes: inputs['deadline-minutes'],
+    parallelSlots: inputs['parallel-slots'],
     reclaimDirty: inputs['reclaim-dirty'],
     pullRequest: inputs['pull-request'],
     githubToken: inputs['github-token'],

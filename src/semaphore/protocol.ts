@@ -2,6 +2,7 @@
 // One set of zod schemas serves both ends: the Worker validates requests with them and the
 // client validates answers with them, so the two cannot drift apart.
 import * as z from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 export const MIN_LEASE_MS = 1_000;
 export const MAX_LEASE_MS = 2_592_000_000; // 30 days
@@ -48,8 +49,8 @@ const identifier = (what: string) =>
     error: `${what} must be ${IDENTIFIER_RULE}`,
   });
 
-export const poolTypeSchema = identifier('type');
-export const slugSchema = identifier('slug');
+export const poolTypeSchema = lazySchema(() => identifier('type'));
+export const slugSchema = lazySchema(() => identifier('slug'));
 
 /**
  * Free text that people read (holders, notes, erase failures): well-formed Unicode (a lone surrogate
@@ -67,25 +68,29 @@ const plainText = (what: string, max: number) =>
       error: `${what} must not contain control characters (U+0000-U+001F, U+007F-U+009F)`,
     });
 
-export const holderSchema = plainText('holder', MAX_HOLDER_CODE_POINTS);
+export const holderSchema = lazySchema(() => plainText('holder', MAX_HOLDER_CODE_POINTS));
 /** An operator's note, kept in the event the call writes (`detail.note`). */
-export const noteSchema = plainText('note', MAX_NOTE_CODE_POINTS);
+export const noteSchema = lazySchema(() => plainText('note', MAX_NOTE_CODE_POINTS));
 /** Which erase step failed and why, reported with a dirty release (see `eraseFailures`). */
-export const eraseFailureSchema = z.strictObject({
-  step: plainText('step', MAX_ERASE_STEP_CODE_POINTS),
-  message: plainText('message', MAX_ERASE_MESSAGE_CODE_POINTS),
-});
+export const eraseFailureSchema = lazySchema(() =>
+  z.strictObject({
+    step: plainText('step', MAX_ERASE_STEP_CODE_POINTS),
+    message: plainText('message', MAX_ERASE_MESSAGE_CODE_POINTS),
+  }),
+);
 
-export const leaseMsSchema = z
-  .int({ error: 'leaseMs must be an integer number of milliseconds' })
-  .min(MIN_LEASE_MS, { error: `leaseMs must be at least ${MIN_LEASE_MS}` })
-  .max(MAX_LEASE_MS, { error: `leaseMs must be at most ${MAX_LEASE_MS} (30 days)` });
+export const leaseMsSchema = lazySchema(() =>
+  z
+    .int({ error: 'leaseMs must be an integer number of milliseconds' })
+    .min(MIN_LEASE_MS, { error: `leaseMs must be at least ${MIN_LEASE_MS}` })
+    .max(MAX_LEASE_MS, { error: `leaseMs must be at most ${MAX_LEASE_MS} (30 days)` }),
+);
 
-export const requestIdSchema = z
-  .string()
-  .refine((value) => codePoints(value) >= 1 && codePoints(value) <= MAX_REQUEST_ID_CODE_POINTS, {
+export const requestIdSchema = lazySchema(() =>
+  z.string().refine((value) => codePoints(value) >= 1 && codePoints(value) <= MAX_REQUEST_ID_CODE_POINTS, {
     error: `requestId must be 1-${MAX_REQUEST_ID_CODE_POINTS} characters`,
-  });
+  }),
+);
 
 /** True when `value` nests deeper than `limit`; never looks deeper than that, so it cannot overflow. */
 function nestsDeeperThan(value: unknown, limit: number): boolean {
@@ -94,37 +99,43 @@ function nestsDeeperThan(value: unknown, limit: number): boolean {
   return Object.values(value).some((child) => nestsDeeperThan(child, limit - 1));
 }
 
-export const slotDataSchema = z
-  .record(z.string(), z.unknown(), { error: 'data must be a JSON object' })
-  // Checked first and alone: measuring the size serialises the value, which a deep enough one overflows.
-  .refine((value) => !nestsDeeperThan(value, MAX_DATA_DEPTH), {
-    error: `data must nest objects and arrays at most ${MAX_DATA_DEPTH} levels deep`,
-    abort: true,
-  })
-  .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES, {
-    error: `data must be at most ${MAX_DATA_BYTES} bytes of UTF-8 JSON`,
-  });
+export const slotDataSchema = lazySchema(() =>
+  z
+    .record(z.string(), z.unknown(), { error: 'data must be a JSON object' })
+    // Checked first and alone: measuring the size serialises the value, which a deep enough one overflows.
+    .refine((value) => !nestsDeeperThan(value, MAX_DATA_DEPTH), {
+      error: `data must nest objects and arrays at most ${MAX_DATA_DEPTH} levels deep`,
+      abort: true,
+    })
+    .refine((value) => new TextEncoder().encode(JSON.stringify(value)).byteLength <= MAX_DATA_BYTES, {
+      error: `data must be at most ${MAX_DATA_BYTES} bytes of UTF-8 JSON`,
+    }),
+);
 
 /**
  * A lease id is a UUID (RFC 9562: 32 hex digits in groups of 8-4-4-4-12, joined by hyphens); the
  * Worker sends random (version 4) ones in lower case. Nothing else, so a lease id is safe to print
  * and to put in a suggested command.
  */
-export const leaseIdSchema = z.uuid({ error: 'leaseId must be a UUID (8-4-4-4-12 hex digits)' });
+export const leaseIdSchema = lazySchema(() =>
+  z.uuid({ error: 'leaseId must be a UUID (8-4-4-4-12 hex digits)' }),
+);
 
-export const generationSchema = z
-  .int({ error: 'generation must be a non-negative integer' })
-  .nonnegative({ error: 'generation must be a non-negative integer' });
+export const generationSchema = lazySchema(() =>
+  z
+    .int({ error: 'generation must be a non-negative integer' })
+    .nonnegative({ error: 'generation must be a non-negative integer' }),
+);
 
 /**
  * The condition of a conditional force: the server changes the slot only while its lease is still
  * `ifHolder`'s and the slot is still at `ifGeneration` (the fencing token read from the listing), so
  * "take away pr-7's lease" can never take away the lease pr-8 got in between.
  */
-const forceConditionFields = {
+const forceConditionFields = () => ({
   ifHolder: holderSchema.optional(),
   ifGeneration: generationSchema.optional(),
-};
+});
 
 /** A condition only makes sense on a force: without it the call never takes anyone's live lease. */
 function conditionNeedsForce(
@@ -145,116 +156,133 @@ function conditionNeedsForce(
 
 // Request bodies are strict: a misspelt optional field (`claen`, `forse`) must be refused, not
 // silently ignored, because ignoring it changes what the call does.
-export const addRequestSchema = z.strictObject({
-  type: poolTypeSchema,
-  slug: slugSchema,
-  data: slotDataSchema.optional(),
-  /** Adopt a slot that already holds data: it starts dirty, so the next gc erases it. */
-  dirty: z.boolean().optional(),
-  note: noteSchema.optional(),
-});
-
-export const markDirtyRequestSchema = z.strictObject({
-  type: poolTypeSchema,
-  slug: slugSchema,
-  note: noteSchema.optional(),
-});
-
-export const acquireSpecificRequestSchema = z
-  .strictObject({
+export const addRequestSchema = lazySchema(() =>
+  z.strictObject({
     type: poolTypeSchema,
     slug: slugSchema,
+    data: slotDataSchema.optional(),
+    /** Adopt a slot that already holds data: it starts dirty, so the next gc erases it. */
+    dirty: z.boolean().optional(),
+    note: noteSchema.optional(),
+  }),
+);
+
+export const markDirtyRequestSchema = lazySchema(() =>
+  z.strictObject({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    note: noteSchema.optional(),
+  }),
+);
+
+export const acquireSpecificRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      type: poolTypeSchema,
+      slug: slugSchema,
+      holder: holderSchema,
+      leaseMs: leaseMsSchema,
+      force: z.boolean().optional(),
+      ...forceConditionFields(),
+      requestId: requestIdSchema.optional(),
+    })
+    .superRefine(conditionNeedsForce),
+);
+
+export const acquireRequestSchema = lazySchema(() =>
+  z.strictObject({
+    type: poolTypeSchema,
     holder: holderSchema,
     leaseMs: leaseMsSchema,
-    force: z.boolean().optional(),
-    ...forceConditionFields,
+    allowedSlugs: z
+      .array(slugSchema)
+      .min(1, { error: 'allowedSlugs must not be empty (leave it out to allow every slot)' })
+      .refine((slugs) => new Set(slugs).size === slugs.length, { error: 'allowedSlugs must be unique' })
+      .optional(),
+    /** When `holder` already holds a live lease in the pool, extend and answer that one (`reused: true`). */
+    reuseHeld: z.boolean().optional(),
     requestId: requestIdSchema.optional(),
-  })
-  .superRefine(conditionNeedsForce);
+  }),
+);
 
-export const acquireRequestSchema = z.strictObject({
-  type: poolTypeSchema,
-  holder: holderSchema,
-  leaseMs: leaseMsSchema,
-  allowedSlugs: z
-    .array(slugSchema)
-    .min(1, { error: 'allowedSlugs must not be empty (leave it out to allow every slot)' })
-    .refine((slugs) => new Set(slugs).size === slugs.length, { error: 'allowedSlugs must be unique' })
-    .optional(),
-  /** When `holder` already holds a live lease in the pool, extend and answer that one (`reused: true`). */
-  reuseHeld: z.boolean().optional(),
-  requestId: requestIdSchema.optional(),
-});
-
-export const renewRequestSchema = z.strictObject({
-  type: poolTypeSchema,
-  slug: slugSchema,
-  leaseId: leaseIdSchema,
-  leaseMs: leaseMsSchema,
-});
-
-export const releaseRequestSchema = z
-  .strictObject({
+export const renewRequestSchema = lazySchema(() =>
+  z.strictObject({
     type: poolTypeSchema,
     slug: slugSchema,
-    leaseId: leaseIdSchema.optional(),
-    force: z.boolean().optional(),
-    ...forceConditionFields,
-    clean: z.boolean().optional(),
-    eraseFailure: eraseFailureSchema.optional(),
-    note: noteSchema.optional(),
-  })
-  .superRefine(conditionNeedsForce)
-  .superRefine((body, context) => {
-    if (body.eraseFailure !== undefined && body.clean === true) {
-      context.addIssue({
-        code: 'custom',
-        path: ['eraseFailure'],
-        message: 'an erase that failed leaves the slot dirty: send eraseFailure without clean: true',
-      });
-    }
-  })
-  .superRefine((body, context) => {
-    // `force: false` counts as absent.
-    if (body.leaseId !== undefined && body.force === true) {
-      context.addIssue({
-        code: 'custom',
-        path: ['force'],
-        message: 'send either leaseId (release your own lease) or force: true (release any lease), not both',
-      });
-    } else if (body.leaseId === undefined && body.force !== true) {
-      context.addIssue({
-        code: 'custom',
-        path: ['leaseId'],
-        message: 'leaseId is required unless force is true',
-      });
-    }
-  });
+    leaseId: leaseIdSchema,
+    leaseMs: leaseMsSchema,
+  }),
+);
 
-export const listQuerySchema = z.object({
-  type: z
-    .string({ error: 'the query parameter type is required: GET /api/resources?type=<pool>' })
-    .pipe(poolTypeSchema),
-});
+export const releaseRequestSchema = lazySchema(() =>
+  z
+    .strictObject({
+      type: poolTypeSchema,
+      slug: slugSchema,
+      leaseId: leaseIdSchema.optional(),
+      force: z.boolean().optional(),
+      ...forceConditionFields(),
+      clean: z.boolean().optional(),
+      eraseFailure: eraseFailureSchema.optional(),
+      note: noteSchema.optional(),
+    })
+    .superRefine(conditionNeedsForce)
+    .superRefine((body, context) => {
+      if (body.eraseFailure !== undefined && body.clean === true) {
+        context.addIssue({
+          code: 'custom',
+          path: ['eraseFailure'],
+          message: 'an erase that failed leaves the slot dirty: send eraseFailure without clean: true',
+        });
+      }
+    })
+    .superRefine((body, context) => {
+      // `force: false` counts as absent.
+      if (body.leaseId !== undefined && body.force === true) {
+        context.addIssue({
+          code: 'custom',
+          path: ['force'],
+          message:
+            'send either leaseId (release your own lease) or force: true (release any lease), not both',
+        });
+      } else if (body.leaseId === undefined && body.force !== true) {
+        context.addIssue({
+          code: 'custom',
+          path: ['leaseId'],
+          message: 'leaseId is required unless force is true',
+        });
+      }
+    }),
+);
 
-export const slotPathSchema = z.object({ type: poolTypeSchema, slug: slugSchema });
+export const listQuerySchema = lazySchema(() =>
+  z.object({
+    type: z
+      .string({ error: 'the query parameter type is required: GET /api/resources?type=<pool>' })
+      .pipe(poolTypeSchema),
+  }),
+);
+
+export const slotPathSchema = lazySchema(() => z.object({ type: poolTypeSchema, slug: slugSchema }));
 
 /** `DELETE /api/resources/{type}/{slug}?note=…`: a delete has no body, so its note is a query parameter. */
-export const deleteQuerySchema = z.object({ note: noteSchema.optional() });
+export const deleteQuerySchema = lazySchema(() => z.object({ note: noteSchema.optional() }));
 
-export const eventsQuerySchema = z.object({
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,4}$/, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` })
-    .transform(Number)
-    .pipe(
-      z
-        .int()
-        .min(1, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` })
-        .max(MAX_EVENTS_LIMIT, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` }),
-    )
-    .optional(),
-});
+export const eventsQuerySchema = lazySchema(() =>
+  z.object({
+    limit: z
+      .string()
+      .regex(/^[0-9]{1,4}$/, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` })
+      .transform(Number)
+      .pipe(
+        z
+          .int()
+          .min(1, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` })
+          .max(MAX_EVENTS_LIMIT, { error: `limit must be an integer from 1 to ${MAX_EVENTS_LIMIT}` }),
+      )
+      .optional(),
+  }),
+);
 
 export type AddRequest = z.infer<typeof addRequestSchema>;
 export type MarkDirtyRequest = z.infer<typeof markDirtyRequestSchema>;
@@ -267,44 +295,48 @@ export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 // Answers are validated loosely (unknown fields are dropped) so a newer server may add fields, but
 // every name a caller prints or acts on (pool, slug, holder, lease id, erase failure) follows the same
 // rules as in a request: an answer is data from another system and may be hostile.
-const epochMs = z.int().nonnegative();
-const jsonObject = z.record(z.string(), z.unknown());
+const epochMs = lazySchema(() => z.int().nonnegative());
+const jsonObject = lazySchema(() => z.record(z.string(), z.unknown()));
 
-export const slotSchema = z.object({
-  type: poolTypeSchema,
-  slug: slugSchema,
-  data: jsonObject,
-  leaseState: z.enum(['available', 'leased']),
-  holder: holderSchema.nullable(),
-  leasedUntil: epochMs.nullable(),
-  expired: z.boolean(),
-  generation: generationSchema,
-  dirty: z.boolean(),
-  lastHolder: holderSchema.nullable(),
-  lastAcquiredAt: epochMs.nullable(),
-  lastReleasedAt: epochMs.nullable(),
-  createdAt: epochMs,
-  updatedAt: epochMs,
-  /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
-  eraseFailures: z.int().nonnegative(),
-  lastEraseFailure: z.object({ ...eraseFailureSchema.shape, at: epochMs }).nullable(),
-});
+export const slotSchema = lazySchema(() =>
+  z.object({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    data: jsonObject,
+    leaseState: z.enum(['available', 'leased']),
+    holder: holderSchema.nullable(),
+    leasedUntil: epochMs.nullable(),
+    expired: z.boolean(),
+    generation: generationSchema,
+    dirty: z.boolean(),
+    lastHolder: holderSchema.nullable(),
+    lastAcquiredAt: epochMs.nullable(),
+    lastReleasedAt: epochMs.nullable(),
+    createdAt: epochMs,
+    updatedAt: epochMs,
+    /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
+    eraseFailures: z.int().nonnegative(),
+    lastEraseFailure: z.object({ ...eraseFailureSchema.shape, at: epochMs }).nullable(),
+  }),
+);
 
-export const leaseSchema = z.object({
-  type: poolTypeSchema,
-  slug: slugSchema,
-  data: jsonObject,
-  leaseId: leaseIdSchema,
-  holder: holderSchema,
-  expiresAt: epochMs,
-  generation: z.int().positive(),
-  wasDirty: z.boolean(),
-  previousHolder: holderSchema.nullable(),
-  /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
-  reused: z.boolean(),
-  /** This acquire ended an expired lease (whose holder may have left data behind). */
-  tookExpired: z.boolean(),
-});
+export const leaseSchema = lazySchema(() =>
+  z.object({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    data: jsonObject,
+    leaseId: leaseIdSchema,
+    holder: holderSchema,
+    expiresAt: epochMs,
+    generation: z.int().positive(),
+    wasDirty: z.boolean(),
+    previousHolder: holderSchema.nullable(),
+    /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
+    reused: z.boolean(),
+    /** This acquire ended an expired lease (whose holder may have left data behind). */
+    tookExpired: z.boolean(),
+  }),
+);
 
 export const EVENT_KINDS = [
   'added',
@@ -318,40 +350,48 @@ export const EVENT_KINDS = [
   'marked-dirty',
 ] as const;
 
-export const semaphoreEventSchema = z.object({
-  at: epochMs,
-  event: z.enum(EVENT_KINDS),
-  slug: slugSchema,
-  holder: holderSchema.nullable(),
-  generation: generationSchema,
-  detail: jsonObject,
-});
+export const semaphoreEventSchema = lazySchema(() =>
+  z.object({
+    at: epochMs,
+    event: z.enum(EVENT_KINDS),
+    slug: slugSchema,
+    holder: holderSchema.nullable(),
+    generation: generationSchema,
+    detail: jsonObject,
+  }),
+);
 
-export const healthAnswerSchema = z.object({ ok: z.literal(true), version: z.string() });
-export const listAnswerSchema = z.object({ now: epochMs, resources: z.array(slotSchema) });
-export const deleteAnswerSchema = z.object({ deleted: z.literal(true) });
+export const healthAnswerSchema = lazySchema(() => z.object({ ok: z.literal(true), version: z.string() }));
+export const listAnswerSchema = lazySchema(() => z.object({ now: epochMs, resources: z.array(slotSchema) }));
+export const deleteAnswerSchema = lazySchema(() => z.object({ deleted: z.literal(true) }));
 /**
  * `holder` is the holder whose lease the call released, or the current holder (null: none) when it
  * released nothing; `generation` is the slot's. `conditionFailed`: a force's ifHolder/ifGeneration
  * did not match, so nothing changed.
  */
-export const releaseAnswerSchema = z.object({
-  released: z.boolean(),
-  dirty: z.boolean(),
-  holder: holderSchema.nullable(),
-  generation: generationSchema,
-  conditionFailed: z.boolean(),
-});
-export const eventsAnswerSchema = z.object({ events: z.array(semaphoreEventSchema) });
+export const releaseAnswerSchema = lazySchema(() =>
+  z.object({
+    released: z.boolean(),
+    dirty: z.boolean(),
+    holder: holderSchema.nullable(),
+    generation: generationSchema,
+    conditionFailed: z.boolean(),
+  }),
+);
+export const eventsAnswerSchema = lazySchema(() => z.object({ events: z.array(semaphoreEventSchema) }));
 /** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
-export const poolSummarySchema = z.object({
-  type: poolTypeSchema,
-  slots: z.int().positive(),
-  leased: z.int().nonnegative(),
-  expired: z.int().nonnegative(),
-  dirty: z.int().nonnegative(),
-});
-export const poolsAnswerSchema = z.object({ now: epochMs, pools: z.array(poolSummarySchema) });
+export const poolSummarySchema = lazySchema(() =>
+  z.object({
+    type: poolTypeSchema,
+    slots: z.int().positive(),
+    leased: z.int().nonnegative(),
+    expired: z.int().nonnegative(),
+    dirty: z.int().nonnegative(),
+  }),
+);
+export const poolsAnswerSchema = lazySchema(() =>
+  z.object({ now: epochMs, pools: z.array(poolSummarySchema) }),
+);
 
 export const ERROR_CODES = [
   'invalid_request',
@@ -367,13 +407,17 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export const issueSchema = z.object({
-  path: z.array(z.union([z.string(), z.number()])),
-  message: z.string(),
-});
-export const errorBodySchema = z.object({
-  error: z.object({ code: z.string(), message: z.string(), issues: z.array(issueSchema).optional() }),
-});
+export const issueSchema = lazySchema(() =>
+  z.object({
+    path: z.array(z.union([z.string(), z.number()])),
+    message: z.string(),
+  }),
+);
+export const errorBodySchema = lazySchema(() =>
+  z.object({
+    error: z.object({ code: z.string(), message: z.string(), issues: z.array(issueSchema).optional() }),
+  }),
+);
 
 export type Slot = z.infer<typeof slotSchema>;
 export type Lease = z.infer<typeof leaseSchema>;

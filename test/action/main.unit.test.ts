@@ -146,7 +146,14 @@ describe('run: every exit behind one net', () => {
     });
     const { deps, recorded } = dependencies(INPUTS, async (_settings, { progress }) => {
       progress({ kind: 'slot-started', slug: hostileSlug, index: 0, total: 1 });
-      progress({ kind: 'slot-finished', slug: hostileSlug, outcome: '::stop-commands::x', durationMs: 5 });
+      progress({
+        kind: 'slot-finished',
+        slug: hostileSlug,
+        index: 0,
+        total: 1,
+        outcome: '::stop-commands::x',
+        durationMs: 5,
+      });
       return report;
     });
     await run(deps);

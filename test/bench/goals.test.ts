@@ -5,8 +5,11 @@ import { benchChecks, type CheckedFigures, formatGoal, formatValue } from '../..
 const MET: CheckedFigures = {
   quietSweep: { semaphoreRequests: 1, cloudflareRequests: 0 },
   coldStart: { ratio: 3.5, medianMs: 84, bareNodeMedianMs: 24, actionBundleBytes: 330_000 },
-  scale: { rateLimited: 0 },
-  today: { sameDataLeft: true },
+  sweepTime: { ratio: 0.45, wallMs: 3_060, sequentialMs: 6_800 },
+  slowCalls: { ratioToPacingFloor: 1.04, wallMs: 59_000, pacingFloorMs: 56_700 },
+  scale: { rateLimited: 0, peakRssBytes: 120 * 1024 * 1024 },
+  memory: { growth: 0.08 },
+  today: { sameDataLeft: true, wallRatio: 30 },
 };
 
 function failed(figures: CheckedFigures): string[] {
@@ -31,8 +34,15 @@ describe('the bench checks', () => {
       { ...MET, quietSweep: { semaphoreRequests: 1, cloudflareRequests: 1 } },
     ],
     ['quietSweep.semaphoreRequests', { ...MET, quietSweep: { semaphoreRequests: 2, cloudflareRequests: 0 } }],
-    ['scale.rateLimited', { ...MET, scale: { rateLimited: 3 } }],
-    ['today.sameDataLeft', { ...MET, today: { sameDataLeft: false } }],
+    ['scale.rateLimited', { ...MET, scale: { ...MET.scale, rateLimited: 3 } }],
+    ['today.sameDataLeft', { ...MET, today: { ...MET.today, sameDataLeft: false } }],
+    ['today.wallRatio', { ...MET, today: { ...MET.today, wallRatio: 9.9 } }],
+    ['sweepTime.ratio', { ...MET, sweepTime: { ...MET.sweepTime, ratio: 0.61 } }],
+    ['slowCalls.ratioToPacingFloor', { ...MET, slowCalls: { ...MET.slowCalls, ratioToPacingFloor: 1.11 } }],
+    ['scale.peakRssBytes', { ...MET, scale: { ...MET.scale, peakRssBytes: 150 * 1024 * 1024 + 1 } }],
+    ['scale.peakRssBytes', { ...MET, scale: { ...MET.scale, peakRssBytes: null } }],
+    ['memory.growth', { ...MET, memory: { growth: 0.151 } }],
+    ['memory.growth', { ...MET, memory: { growth: null } }],
   ])('fail on %s alone when it misses its goal', (figure, figures) => {
     expect(failed(figures)).toEqual([figure]);
   });

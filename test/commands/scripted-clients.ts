@@ -199,6 +199,7 @@ export function commandContext(
     eraser,
     cloudflareUsage: () => null,
     github: null,
+    parallelSlots: 1,
     signal: new AbortController().signal,
     progress: () => {},
     now: () => NOW,

@@ -181,3 +181,91 @@ describe('runGc', () => {
     expect([...semaphore.trace(), ...refused.trace()]).toEqual(['list', 'list']);
   });
 });
+
+describe('runGc with parallel slots', () => {
+  /** An eraser whose compute step waits until the test lets that slot go on, counting slots in flight. */
+  function gatedEraser() {
+    const gates = new Map<string, (failure?: Error) => void>();
+    const started: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const eraser = scriptedEraser([
+      {
+        kind: 'compute',
+        run: (slug) => {
+          started.push(slug);
+          inFlight++;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          return new Promise<void>((resolve, reject) =>
+            gates.set(slug, (failure?: Error) => {
+              inFlight--;
+              if (failure === undefined) resolve();
+              else reject(failure);
+            }),
+          );
+        },
+      },
+    ]);
+    /** Resolves once `count` slots are waiting at their gate. */
+    const waiting = async (count: number) => {
+      while (gates.size < count) await new Promise((resolve) => setImmediate(resolve));
+    };
+    /** Lets the slot's step go on, or fail with `failure` (as a call the signal aborted does). */
+    const open = (slug: string, failure?: Error) => gates.get(slug)?.(failure);
+    return { eraser, started, waiting, open, mostInFlight: () => mostInFlight };
+  }
+
+  it('erases three slots at once, each under its own lease, and reports them in the order of the listing', async () => {
+    const slots = ['preview-1', 'preview-2', 'preview-3', 'preview-4', 'preview-5'];
+    const semaphore = semaphoreWith(...slots.map((slug, index) => expiredSlot(slug, (9 - index) * HOUR)));
+    const gated = gatedEraser();
+    const running = runGc(commandContext(semaphore, gated.eraser, { parallelSlots: 3 }), OPTIONS);
+
+    await gated.waiting(3);
+    expect(gated.started).toEqual(['preview-1', 'preview-2', 'preview-3']);
+    // The later slots finish first; each freed lane takes the next slot of the listing.
+    gated.open('preview-3');
+    await gated.waiting(4);
+    gated.open('preview-2');
+    await gated.waiting(5);
+    for (const slug of ['preview-5', 'preview-4', 'preview-1']) gated.open(slug);
+    const report = await running;
+
+    expect(gated.mostInFlight()).toBe(3);
+    expect(report.slots.map((slot) => [slot.slug, slot.outcome])).toEqual(
+      slots.map((slug) => [slug, 'reclaimed']),
+    );
+    const released = semaphore.trace().filter((call) => call.startsWith('release'));
+    expect(released.sort()).toEqual(slots.map((slug) => `release ${slug} clean`));
+  });
+
+  it('on a signal stops every slot in flight, releases each, and starts no other', async () => {
+    const slots = ['preview-1', 'preview-2', 'preview-3', 'preview-4'];
+    const semaphore = semaphoreWith(...slots.map((slug) => expiredSlot(slug)));
+    const controller = new AbortController();
+    const gated = gatedEraser();
+    const running = runGc(
+      commandContext(semaphore, gated.eraser, { parallelSlots: 3, signal: controller.signal }),
+      OPTIONS,
+    );
+
+    await gated.waiting(3);
+    controller.abort('SIGTERM');
+    // The call in flight in each slot fails, as the pacer fails a call the signal aborted.
+    for (const slug of ['preview-2', 'preview-1', 'preview-3'])
+      gated.open(slug, new Error('the run was stopped'));
+    const report = await running;
+
+    expect(report.slots.map((slot) => [slot.slug, slot.outcome])).toEqual(
+      slots.map((slug) => [slug, 'interrupted']),
+    );
+    expect(report.slots[3]?.problem).toMatch(/not started/);
+    expect(semaphore.trace().filter((call) => call.startsWith('acquire'))).toHaveLength(3);
+    expect(
+      semaphore
+        .trace()
+        .filter((call) => call.startsWith('release'))
+        .sort(),
+    ).toEqual(['release preview-1 dirty', 'release preview-2 dirty', 'release preview-3 dirty']);
+  });
+});

@@ -32,6 +32,7 @@ describe('parseSettings', () => {
       requestBudget: 600,
       requestsPerSecond: 3,
       deadlineMinutes: 20,
+      parallelSlots: 3,
       reclaimDirty: true,
       pullRequest: undefined,
       pool: undefined,
@@ -73,6 +74,7 @@ describe('parseSettings', () => {
     ['request-budget', '1e9', /input 'request-budget' must be a whole number/],
     ['requests-per-second', '500', /input 'requests-per-second' must be a whole number from 1 to 50/],
     ['deadline-minutes', 'NaN', /input 'deadline-minutes' must be a whole number/],
+    ['parallel-slots', '0', /input 'parallel-slots' must be a whole number from 1 to 10/],
     ['command', 'destroy', /input 'command' must be one of gc, cleanup, status, acquire/],
     ['semaphore-url', 'ftp://x', /input 'semaphore-url' must be an http\(s\) URL/],
     [

@@ -189,6 +189,8 @@ function runAction(
       'cloudflare-api-base-url': cell.twin.baseUrl,
       // Under the fault gc only takes expired leases, so it and cleanup work on separate slots.
       'reclaim-dirty': String(phase === 'healing'),
+      // Slots in parallel, as by default: the healing sweep erases its slots at once.
+      'parallel-slots': '3',
       ...(command === 'cleanup' ? { 'pull-request': String(PULL_REQUEST) } : {}),
     },
     knobsOf(cell, phase === 'faulty'),

@@ -432,6 +432,10 @@ export class World implements RunnerObserver {
         'cloudflare-api-token': this.env.cloudflareToken,
         'cloudflare-account-id': this.twin.accountId,
         'cloudflare-api-base-url': this.twin.baseUrl,
+        // One slot at a time: the runner stops the action before each call and lets one go on at a
+        // time, and the invariants follow one lease per runner. Slots in parallel are covered by the
+        // fault matrix, test/gc/sweep.unit.test.ts and test/e2e/action-signal.test.ts.
+        'parallel-slots': '1',
       },
     });
     this.runners.set(name, runner);
