@@ -114,6 +114,19 @@ function guardedExits(deps: ActionDependencies, redact: (text: string) => string
     notice: (message, properties) => deps.notice(logText(message), titled(properties)),
     setOutput: (name, value) => deps.setOutput(name, typeof value === 'string' ? redact(value) : value),
     writeSummary: (markdown) => deps.writeSummary(redact(markdown)),
+    gitHub: (token, repository) => redactedComments(deps.gitHub(token, repository), redact),
+  };
+}
+
+/** A pull request comment is public: the net covers it like every other exit. */
+function redactedComments(
+  github: GitHubPullRequests | null,
+  redact: (text: string) => string,
+): GitHubPullRequests | null {
+  if (github === null) return null;
+  return {
+    ...github,
+    upsertComment: (number, marker, body) => github.upsertComment(number, marker, redact(body)),
   };
 }
 

@@ -53,7 +53,22 @@ const pullRequestSchema = z.object({
   merged_at: z.string().nullable().optional(),
 });
 
-const commentsSchema = z.array(z.object({ id: z.int().positive(), body: z.string().nullable().optional() }));
+const commentsSchema = z.array(
+  z.object({
+    id: z.int().positive(),
+    body: z.string().nullable().optional(),
+    user: z.object({ type: z.string() }).nullable().optional(),
+  }),
+);
+
+/**
+ * The sticky comment is one a bot (the workflow's token) wrote, starting with the marker. Anyone may
+ * comment on a pull request: a person's comment that quotes the marker must not be overwritten, and a
+ * stranger's must not become the comment the slot is announced in (its author could edit it after).
+ */
+function isStickyComment(comment: z.infer<typeof commentsSchema>[number], marker: string): boolean {
+  return comment.user?.type === 'Bot' && (comment.body ?? '').startsWith(marker);
+}
 
 /** What a failed call says: its status and whether GitHub meant a rate limit. Nothing else is copied. */
 function gitHubErrorOf(error: unknown, what: string): GitHubError {
@@ -101,6 +116,12 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     try {
       const answer = await octokit.rest.pulls.get({ owner, repo, pull_number: number, request: request() });
       const pull = parsed(pullRequestSchema, answer.data, what);
+      // gc releases slots on this answer: one about another pull request must not count for this one.
+      if (pull.number !== number)
+        throw new GitHubError(
+          `${what}: GitHub answered about pull request #${pull.number} instead`,
+          undefined,
+        );
       const info: PullRequestInfo = {
         number,
         title: pull.title.slice(0, MAX_TITLE_LENGTH),
@@ -135,7 +156,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
           request: request(),
         });
         const existing = parsed(commentsSchema, listed.data, what).find((comment) =>
-          (comment.body ?? '').includes(marker),
+          isStickyComment(comment, marker),
         );
         if (existing === undefined) {
           await octokit.rest.issues.createComment({

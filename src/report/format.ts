@@ -27,9 +27,13 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
-/** The pull request number of a holder named `pr-<number>`, the convention preview deploys use. */
+/**
+ * The pull request number of a holder named `pr-<number>`, the convention preview deploys use. Only
+ * the one spelling acquire writes (`pr-7`, never `pr-07` or `pr-0`): gc releases the slot of a closed
+ * pull request's holder, so a look-alike holder (a person's `pr-07`) must not be taken for pull request 7.
+ */
 export function pullRequestOf(holder: string | null): number | null {
-  const match = holder === null ? null : /^pr-(\d{1,10})$/.exec(holder);
+  const match = holder === null ? null : /^pr-([1-9]\d{0,9})$/.exec(holder);
   return match ? Number(match[1]) : null;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RawInputs } from '../../src/config/settings.ts';
+import type { GitHubPullRequests } from '../../src/github/pull-requests.ts';
 import { type ActionDependencies, run } from '../../src/main.ts';
 import type { RunReport } from '../../src/report/model.ts';
 import { runReport, slotReport } from '../support/report-fixtures.ts';
@@ -180,6 +181,29 @@ describe('run: every exit behind one net', () => {
     const lines = [...recorded.lines, ...recorded.failed].flatMap((text) => text.split(/\r\n|\r|\n/));
     expect(lines.filter((line) => line.trimStart().startsWith('::') || line.includes('##['))).toEqual([]);
     expect(recorded.lines).toContain('[1/1] preview-1\\n::warning title=X::fake\\n::add-mask::preview…');
+  });
+
+  it('redacts the pull request comment: a secret echoed by a server is not posted in public', async () => {
+    const posted: string[] = [];
+    const github: GitHubPullRequests = {
+      get: async (number) => ({ number, title: 'x', state: 'open' }),
+      known: () => new Map(),
+      asked: () => [],
+      upsertComment: async (_number, _marker, body) => {
+        posted.push(body);
+        return 'created';
+      },
+    };
+    const { deps } = dependencies(
+      INPUTS,
+      async (_settings, options) => {
+        await options.github?.upsertComment(7, '<!-- m -->', `It held data of holder ${TOKEN}.`);
+        return runReport({ slots: [] });
+      },
+      { gitHub: () => github },
+    );
+    await run(deps);
+    expect(posted).toEqual(['It held data of holder ***.']);
   });
 
   it('masks every form of every secret with the runner, a refused input included', async () => {

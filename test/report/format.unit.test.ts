@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration } from '../../src/report/format.ts';
+import { formatDuration, pullRequestOf } from '../../src/report/format.ts';
 
 describe('formatDuration', () => {
   it.each([
@@ -15,5 +15,19 @@ describe('formatDuration', () => {
     [-90_000, '2 min'],
   ])('%d ms reads "%s"', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe('pullRequestOf', () => {
+  it.each([
+    ['pr-7', 7],
+    ['pr-1588', 1588],
+    ['pr-07', null],
+    ['pr-0', null],
+    ['pr-7 ', null],
+    ['PR-7', null],
+    [null, null],
+  ])('%s is pull request %s', (holder, number) => {
+    expect(pullRequestOf(holder)).toBe(number);
   });
 });

@@ -23,7 +23,7 @@ export interface GitHubDouble {
   token: string;
   pullRequests: Map<number, PullRequestBehaviour>;
   /** Comments by pull request number. */
-  comments: Map<number, { id: number; body: string }[]>;
+  comments: Map<number, { id: number; body: string; user: { login: string; type: 'User' | 'Bot' } }[]>;
   /** Comment routes answer 403 (a token without pull-requests: write) while this is true. */
   refuseComments: boolean;
   requests: GitHubRequest[];
@@ -33,6 +33,7 @@ export interface GitHubDouble {
 }
 
 const DOCS = 'https://docs.github.com/rest';
+export const GITHUB_ACTIONS_BOT = { login: 'github-actions[bot]', type: 'Bot' } as const;
 
 function send(
   res: ServerResponse,
@@ -97,7 +98,8 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
     const list = double.comments.get(number) ?? [];
     if (req.method === 'POST') {
       const body = (await readBody(req)) as { body: string };
-      const created = { id: nextCommentId++, body: body.body };
+      // The token of a workflow run comments as the GitHub Actions app, a user of type Bot.
+      const created = { id: nextCommentId++, body: body.body, user: GITHUB_ACTIONS_BOT };
       double.comments.set(number, [...list, created]);
       send(res, 201, created);
     } else send(res, 200, list);

@@ -1,0 +1,77 @@
+// The GitHub client (src/github/pull-requests.ts) against a loopback stand-in for the REST API: an
+// answer about another pull request is no answer, and the sticky comment is only the bot's own.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGitHubPullRequests } from '../../src/github/pull-requests.ts';
+
+const MARKER = '<!-- preview-gc:slot:pool-a -->';
+let server: Server;
+let apiUrl: string;
+let comments: { id: number; body: string; user: { login: string; type: string } }[];
+let patched: number[];
+let created: string[];
+
+beforeEach(() => {
+  patched = [];
+  created = [];
+  comments = [];
+});
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    const url = request.url ?? '';
+    const reply = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    // Pull request 5 is answered with pull request 6 (a proxy or a server mixing up its answers).
+    const pull = /\/pulls\/(\d+)$/.exec(url);
+    if (pull)
+      return reply(200, { number: Number(pull[1]) + 1, title: 't', state: 'closed', merged_at: null });
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (request.method === 'GET') return reply(200, comments);
+      if (request.method === 'POST') {
+        created.push(body.body);
+        return reply(201, { id: 99, body: body.body });
+      }
+      patched.push(Number(/\/comments\/(\d+)$/.exec(url)?.[1]));
+      return reply(200, { id: 1, body: body.body });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const client = () => createGitHubPullRequests({ token: 'gh-token', repository: 'acme/shop', apiUrl });
+
+describe('createGitHubPullRequests', () => {
+  it('refuses an answer about another pull request: gc must not release pr-5 on #6 being closed', async () => {
+    await expect(client().get(5)).rejects.toThrow(/answered about pull request #6 instead/);
+  });
+
+  it("updates the bot's own comment that starts with the marker, never a person's that quotes it", async () => {
+    comments = [
+      { id: 11, body: `see ${MARKER}`, user: { login: 'ana', type: 'User' } },
+      {
+        id: 12,
+        body: `${MARKER}\nslot of pr-5, edited by a stranger`,
+        user: { login: 'mallory', type: 'User' },
+      },
+      { id: 13, body: `${MARKER}\nold`, user: { login: 'github-actions[bot]', type: 'Bot' } },
+    ];
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
+    expect(patched).toEqual([13]);
+  });
+
+  it('writes a comment of its own when only people quoted the marker', async () => {
+    comments = [{ id: 12, body: `${MARKER}\nfake`, user: { login: 'mallory', type: 'User' } }];
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
+    expect(patched).toEqual([]);
+    expect(created).toEqual([`${MARKER}\nnew`]);
+  });
+});
