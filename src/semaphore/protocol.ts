@@ -295,7 +295,9 @@ export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 // Answers are validated loosely (unknown fields are dropped) so a newer server may add fields, but
 // every name a caller prints or acts on (pool, slug, holder, lease id, erase failure) follows the same
 // rules as in a request: an answer is data from another system and may be hostile.
-const epochMs = lazySchema(() => z.int().nonnegative());
+/** The latest instant a JavaScript Date holds: a later "time" from a server is not a time. */
+const MAX_EPOCH_MS = 8_640_000_000_000_000;
+const epochMs = lazySchema(() => z.int().nonnegative().max(MAX_EPOCH_MS));
 const jsonObject = lazySchema(() => z.record(z.string(), z.unknown()));
 
 export const slotSchema = lazySchema(() =>

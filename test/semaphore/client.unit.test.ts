@@ -181,6 +181,12 @@ describe('hostile answers', () => {
         'previousHolder',
       ],
       [
+        'a lease end later than any date can hold',
+        () => client().acquire({ type: 'pool-a', holder: 'gc', leaseMs: 60_000 }),
+        { ...lease, expiresAt: 8_640_000_000_000_001 },
+        'expiresAt',
+      ],
+      [
         'an event slug with shell text',
         () => client().events('pool-a', 'preview-1'),
         {
