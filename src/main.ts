@@ -1,7 +1,6 @@
 // The action: inputs → settings → command → report → outputs, summary, annotations, exit code.
 // Everything it touches comes in through `ActionDependencies`, so tests can run it in-process.
 import * as core from '@actions/core';
-import * as github from '@actions/github';
 import type { ProgressEvent } from './commands/context.ts';
 import {
   INPUT_NAMES,
@@ -11,7 +10,8 @@ import {
   type Settings,
   SettingsError,
 } from './config/settings.ts';
-import { type GitHubPullRequests, gitHubForRun } from './github/pull-requests.ts';
+import { eventPullRequestNumber, gitHubForRun } from './github/for-run.ts';
+import type { GitHubPullRequests } from './github/pull-requests.ts';
 import { safeLogText, visible } from './report/log-text.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
@@ -48,8 +48,8 @@ function readActionInputs(): RawInputs {
     INPUT_NAMES.map((name) => [name, core.getInput(name)]),
   );
   // acquire's and cleanup's pull request defaults to the one that triggered the run.
-  const eventPullRequest = github.context.payload.pull_request?.number;
-  if (inputs['pull-request'] === '' && typeof eventPullRequest === 'number') {
+  const eventPullRequest = eventPullRequestNumber();
+  if (inputs['pull-request'] === '' && eventPullRequest !== undefined) {
     inputs['pull-request'] = String(eventPullRequest);
   }
   return inputs;

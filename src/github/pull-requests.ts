@@ -182,12 +182,3 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     },
   };
 }
-
-/** GitHub for one run: only with a token and a repository to ask about. */
-export function gitHubForRun(
-  token: string | undefined,
-  repository: { nameWithOwner: string } | undefined,
-): GitHubPullRequests | null {
-  if (token === undefined || repository === undefined) return null;
-  return createGitHubPullRequests({ token, repository: repository.nameWithOwner });
-}
