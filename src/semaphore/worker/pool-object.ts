@@ -9,7 +9,7 @@ import { markReported, pendingRegistryReport, stageRegistryReport } from './regi
 import { migrate, POOL_MIGRATIONS } from './schema.ts';
 import { PoolStore } from './store.ts';
 import { type PoolClock, poolClock, testClockEnabled } from './test-clock.ts';
-import { TestFault, testFaultError } from './test-fault.ts';
+import { TestFault } from './test-fault.ts';
 
 interface PoolEnv {
   REGISTRY: DurableObjectNamespace<PoolRegistry>;
@@ -21,7 +21,7 @@ const REPORT_RETRY_MS = 10_000;
 export class PoolObject extends DurableObject<PoolEnv> {
   readonly #store: PoolStore;
   readonly #clock: PoolClock;
-  readonly #fault: TestFault;
+  readonly #fault = new TestFault();
 
   constructor(ctx: DurableObjectState, env: PoolEnv) {
     super(ctx, env);
@@ -29,15 +29,13 @@ export class PoolObject extends DurableObject<PoolEnv> {
     ctx.storage.transactionSync(() => migrate(ctx.storage.sql, POOL_MIGRATIONS));
     this.#store = new PoolStore(ctx.storage.sql);
     this.#clock = poolClock(ctx.storage.sql, env);
-    this.#fault = new TestFault(ctx.storage.sql, testClockEnabled(env));
   }
 
   async run(command: PoolCommand): Promise<PoolReply> {
-    const failAfterWrite = this.#fault.take();
     const reply = this.ctx.storage.transactionSync(() => {
       const result = toReply(applyPoolCommand(this.#store, command, this.#clock.now()));
       stageRegistryReport(this.ctx.storage.sql, poolTypeOf(command), this.#store.count());
-      if (failAfterWrite) throw testFaultError();
+      this.#fault.throwIfArmed();
       return result;
     });
     try {
