@@ -42,7 +42,10 @@ describe.concurrent('data nesting', () => {
   });
 });
 
-describe.concurrent('a command that fails after it wrote', () => {
+// Not concurrent: the armed fault fails the pool's next command, and listing the pools
+// (GET /api/pools, which the add test calls) runs a command on every pool. Run side by side, the
+// other test's listing took this test's fault.
+describe('a command that fails after it wrote', () => {
   // One attempt: the client would otherwise retry a retryable call, and the retry succeed.
   const once = () =>
     new SemaphoreClient({ baseUrl: local.semaphore.url, token: local.semaphore.token, maxAttempts: 1 });
