@@ -8,15 +8,9 @@
 //   verify that nothing is left.
 // Either batch is one request and one transaction: it wipes everything or nothing.
 import type { SlotD1 } from '../config/slot-config.ts';
+import { formatCount, plural } from '../report/format.ts';
 import type { D1Statement } from './account.ts';
-import {
-  count,
-  counted,
-  type D1Details,
-  type EraseContext,
-  StepError,
-  type StepOutcome,
-} from './erase-step.ts';
+import { type D1Details, type EraseContext, StepError, type StepOutcome } from './erase-step.ts';
 
 const SCHEMA_FILTER = `name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`;
 const LIST_SCHEMA = `SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view', 'trigger') AND ${SCHEMA_FILTER} ORDER BY name`;
@@ -121,9 +115,9 @@ async function wipeRows(
   });
   const withRows = Object.values(details.rowsByTable).filter((rows) => rows > 0);
   const total = withRows.reduce((sum, rows) => sum + rows, 0);
-  const scope = `${counted(total, 'row')} in ${counted(withRows.length, 'table')}`;
+  const scope = `${plural(total, 'row')} in ${plural(withRows.length, 'table')}`;
   if (total === 0)
-    return { status: 'unchanged', summary: `no rows in ${counted(tables.length, 'table')}`, details };
+    return { status: 'unchanged', summary: `no rows in ${plural(tables.length, 'table')}`, details };
   if (context.dryRun) return { status: 'would-change', summary: `would delete ${scope}`, details };
 
   const results = await context.account.queryD1(databaseId, [
@@ -163,9 +157,9 @@ async function dropSchema(
   if (statements.length === 0)
     return { status: 'unchanged', summary: 'no tables, views or triggers', details };
   const scope = [
-    counted(tables.length, 'table'),
-    ...(views.length > 0 ? [counted(views.length, 'view')] : []),
-    ...(triggers.length > 0 ? [counted(triggers.length, 'trigger')] : []),
+    plural(tables.length, 'table'),
+    ...(views.length > 0 ? [plural(views.length, 'view')] : []),
+    ...(triggers.length > 0 ? [plural(triggers.length, 'trigger')] : []),
   ].join(', ');
   if (context.dryRun) return { status: 'would-change', summary: `would drop ${scope}`, details };
 
@@ -176,7 +170,7 @@ async function dropSchema(
   ]);
   const left = numberOf(results.at(-1)?.results[0]);
   if (left > 0)
-    throw new StepError('refused', `${count(left)} schema objects were left after the drop`, details);
+    throw new StepError('refused', `${formatCount(left)} schema objects were left after the drop`, details);
   return { status: 'done', summary: `dropped ${scope}`, details };
 }
 

@@ -4,8 +4,9 @@
 // those are recognised and ignored, so they cannot cause an endless loop. Keys Cloudflare reports
 // as not deleted are sent again, a few times. The pacer's budget bounds it all; what was deleted
 // before the budget ran out stays deleted, and the next run goes on from there.
+import { plural } from '../report/format.ts';
 import { CloudflareCallError } from './call-error.ts';
-import { counted, type EraseContext, type KvDetails, StepError, type StepOutcome } from './erase-step.ts';
+import { type EraseContext, type KvDetails, StepError, type StepOutcome } from './erase-step.ts';
 
 const BULK_DELETE_LIMIT = 10_000;
 /** Full listings per erase: one that deletes, one that verifies, and a few for keys written meanwhile. */
@@ -77,7 +78,7 @@ export async function eraseKv(context: EraseContext, namespaceId: string): Promi
       if (context.dryRun) {
         return {
           status: 'would-change',
-          summary: `would delete ${counted(found, 'key')}`,
+          summary: `would delete ${plural(found, 'key')}`,
           details: keys.details,
         };
       }
@@ -90,7 +91,7 @@ export async function eraseKv(context: EraseContext, namespaceId: string): Promi
   }
   throw new StepError(
     'refused',
-    `keys kept appearing through ${MAX_PASSES} listings after ${counted(keys.details.keysDeleted, 'key')} were deleted; is something still writing?`,
+    `keys kept appearing through ${MAX_PASSES} listings after ${plural(keys.details.keysDeleted, 'key')} were deleted; is something still writing?`,
     keys.details,
   );
 }
@@ -99,10 +100,10 @@ function finish(details: KvDetails, undeletable: string[]): StepOutcome {
   if (undeletable.length > 0) {
     throw new StepError(
       'api',
-      `Cloudflare did not delete ${counted(undeletable.length, 'key')} after ${MAX_SENDS_PER_KEY} tries (e.g. '${undeletable[0]}')`,
+      `Cloudflare did not delete ${plural(undeletable.length, 'key')} after ${MAX_SENDS_PER_KEY} tries (e.g. '${undeletable[0]}')`,
       details,
     );
   }
   if (details.keysDeleted === 0) return { status: 'unchanged', summary: 'no keys', details };
-  return { status: 'done', summary: `deleted ${counted(details.keysDeleted, 'key')}`, details };
+  return { status: 'done', summary: `deleted ${plural(details.keysDeleted, 'key')}`, details };
 }

@@ -5,9 +5,10 @@
 // next run purges again and checks), never as done. Every real erase purges: the backlog count is
 // best-effort and cannot prove a queue empty, and purging an empty queue changes nothing. A dry run
 // reads the backlog instead, to say roughly how many messages a purge would delete.
+import { plural } from '../report/format.ts';
 import type { QueuePurgeStatus } from './account.ts';
 import { CloudflareCallError } from './call-error.ts';
-import { counted, type EraseContext, type QueuesDetails, StepError, type StepOutcome } from './erase-step.ts';
+import { type EraseContext, type QueuesDetails, StepError, type StepOutcome } from './erase-step.ts';
 import { POLL_SECONDS, pollUntil } from './poll.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T/;
@@ -26,7 +27,7 @@ export function purgeFinished(status: QueuePurgeStatus, before: QueuePurgeStatus
 }
 
 function backlogText(backlog: number): string {
-  return backlog === 0 ? 'none waiting, by the metrics' : `about ${counted(backlog, 'message')} waiting`;
+  return backlog === 0 ? 'none waiting, by the metrics' : `about ${plural(backlog, 'message')} waiting`;
 }
 
 async function purgeAndWait(context: EraseContext, queueId: string, details: QueuesDetails) {
@@ -64,7 +65,7 @@ export async function eraseQueue(context: EraseContext, queueId: string): Promis
   if (details.purge === 'finished') return { status: 'done', summary: 'purged every message', details };
   throw new StepError(
     'pending',
-    `the purge started, but Cloudflare did not report it finished within ${POLL_SECONDS} s (${counted(details.statusReads, 'status read')}); the next run purges again and checks`,
+    `the purge started, but Cloudflare did not report it finished within ${POLL_SECONDS} s (${plural(details.statusReads, 'status read')}); the next run purges again and checks`,
     details,
   );
 }

@@ -6,9 +6,10 @@
 // catalog enabled refuses it, and the step is refused rather than forced.
 import { formatDurationSeconds } from '../config/duration.ts';
 import type { SlotR2 } from '../config/slot-config.ts';
+import { plural } from '../report/format.ts';
 import type { LifecycleRule } from './account.ts';
 import { CloudflareCallError } from './call-error.ts';
-import { counted, type EraseContext, type R2Details, StepError, type StepOutcome } from './erase-step.ts';
+import { type EraseContext, type R2Details, StepError, type StepOutcome } from './erase-step.ts';
 
 /** A lifecycle PUT refused because the bucket's R2 Data Catalog could be left invalid. */
 const DATA_CATALOG_CONFLICT = 10081;
@@ -55,7 +56,7 @@ export async function eraseR2(context: EraseContext, bucket: SlotR2): Promise<St
   const rules = await context.account.getR2Lifecycle(bucket.bucket, jurisdiction);
   const wanted = managedRule(bucket.expire);
   const keptRules = rules.filter((rule) => rule.id !== wanted.id).map((rule) => rule.id);
-  const kept = keptRules.length > 0 ? `; kept ${counted(keptRules.length, 'other rule')}` : '';
+  const kept = keptRules.length > 0 ? `; kept ${plural(keptRules.length, 'other rule')}` : '';
   const next = withManagedRule(rules, wanted);
   if (next === null) {
     return {

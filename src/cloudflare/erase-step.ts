@@ -124,15 +124,3 @@ export function missingResource(
     `${what} '${name}' does not exist in the account (from '${origin.template}' at ${origin.path}); create it or fix the template`,
   );
 }
-
-const numberFormat = new Intl.NumberFormat('en-US');
-
-/** `1204` -> `1,204`. */
-export function count(value: number): string {
-  return numberFormat.format(value);
-}
-
-/** `count(n) noun(s)`: `1 table`, `5 tables`. */
-export function counted(value: number, singular: string, plural = `${singular}s`): string {
-  return `${count(value)} ${value === 1 ? singular : plural}`;
-}

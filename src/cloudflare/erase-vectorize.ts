@@ -6,14 +6,9 @@
 // deletes again), never as empty. The pacer's budget bounds a big index; what was deleted stays
 // deleted and the next run goes on from there.
 import type { SlotVectorIndex } from '../config/slot-config.ts';
+import { plural } from '../report/format.ts';
 import { CloudflareCallError } from './call-error.ts';
-import {
-  counted,
-  type EraseContext,
-  StepError,
-  type StepOutcome,
-  type VectorizeDetails,
-} from './erase-step.ts';
+import { type EraseContext, StepError, type StepOutcome, type VectorizeDetails } from './erase-step.ts';
 import { POLL_SECONDS, pollUntil } from './poll.ts';
 
 async function deleteListed(
@@ -50,13 +45,13 @@ export async function eraseVectorize(context: EraseContext, index: SlotVectorInd
     if (context.dryRun) {
       return {
         status: 'would-change',
-        summary: `would delete ${counted(first.totalCount, 'vector')}`,
+        summary: `would delete ${plural(first.totalCount, 'vector')}`,
         details,
       };
     }
     await deleteListed(context, index.name, first, details);
     if (await emptied(context, index.name, details)) {
-      return { status: 'done', summary: `deleted ${counted(details.vectorsDeleted, 'vector')}`, details };
+      return { status: 'done', summary: `deleted ${plural(details.vectorsDeleted, 'vector')}`, details };
     }
   } catch (error) {
     // Keep what was done: the report says how far the erase got.
@@ -65,7 +60,7 @@ export async function eraseVectorize(context: EraseContext, index: SlotVectorInd
   }
   throw new StepError(
     'pending',
-    `sent ${counted(details.vectorsDeleted, 'vector')} for deletion, but the index still counted ${counted(details.vectorsLeft ?? 0, 'vector')} after ${POLL_SECONDS} s (Vectorize applies deletes later); the next run lists and deletes again`,
+    `sent ${plural(details.vectorsDeleted, 'vector')} for deletion, but the index still counted ${plural(details.vectorsLeft ?? 0, 'vector')} after ${POLL_SECONDS} s (Vectorize applies deletes later); the next run lists and deletes again`,
     details,
   );
 }

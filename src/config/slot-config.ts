@@ -6,6 +6,7 @@
 // kinds of resource come from src/kinds/.
 import { readFile, stat } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
+import { formatCount } from '../report/format.ts';
 import { locate, problemsOf, segmentsOf } from './config-diagnostics.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { type DescribeInput, describeActionInput } from './settings.ts';
@@ -107,7 +108,7 @@ function tooLarge(file: string, bytes: number): ConfigError {
   return new ConfigError(file, [
     {
       path: '',
-      message: `is ${bytes.toLocaleString('en-US')} bytes, more than the ${MAX_CONFIG_BYTES.toLocaleString('en-US')} (1 MiB) a slot config may have; it lists the templates of one slot, not the slots themselves (see docs/config.md)`,
+      message: `is ${formatCount(bytes)} bytes, more than the ${formatCount(MAX_CONFIG_BYTES)} (1 MiB) a slot config may have; it lists the templates of one slot, not the slots themselves (see docs/config.md)`,
     },
   ]);
 }

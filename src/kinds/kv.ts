@@ -1,9 +1,9 @@
 // KV namespaces: the erase lists the slot's namespace and bulk-deletes every key, keeping the namespace.
 import * as z from 'zod';
 import { eraseKv } from '../cloudflare/erase-kv.ts';
-import { counted } from '../cloudflare/erase-step.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { nameTemplate } from '../config/name-template.ts';
+import { plural } from '../report/format.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface KvTemplate {
@@ -40,6 +40,6 @@ export const kv = defineKind({
   erase: (context, _namespace, namespaceId) => eraseKv(context, namespaceId),
   doneBefore: (details) =>
     'keysDeleted' in details && details.keysDeleted > 0
-      ? `deleted ${counted(details.keysDeleted, 'key')}`
+      ? `deleted ${plural(details.keysDeleted, 'key')}`
       : undefined,
 });

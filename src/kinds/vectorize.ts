@@ -1,9 +1,9 @@
 // Vectorize indexes: the erase deletes every vector of the slot's index, keeping the index.
 import * as z from 'zod';
-import { counted } from '../cloudflare/erase-step.ts';
 import { eraseVectorize } from '../cloudflare/erase-vectorize.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { NAME_CHARSET, nameTemplate } from '../config/name-template.ts';
+import { plural } from '../report/format.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface VectorizeTemplate {
@@ -38,6 +38,6 @@ export const vectorize = defineKind({
   erase: (context, index) => eraseVectorize(context, index),
   doneBefore: (details) =>
     'vectorsDeleted' in details && details.vectorsDeleted > 0
-      ? `deleted ${counted(details.vectorsDeleted, 'vector')}`
+      ? `deleted ${plural(details.vectorsDeleted, 'vector')}`
       : undefined,
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, pullRequestOf } from '../../src/report/format.ts';
+import { formatCount, formatDuration, plural, pullRequestOf } from '../../src/report/format.ts';
 
 describe('formatDuration', () => {
   it.each([
@@ -15,6 +15,23 @@ describe('formatDuration', () => {
     [-90_000, '2 min'],
   ])('%d ms reads "%s"', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe('formatCount', () => {
+  it.each([0, 7, 999, 1000, 1204, 100_000, 1_048_576, 1_200_000_000, -1500, 2 ** 53 - 1])(
+    '%d reads as en-US does',
+    (n) => {
+      expect(formatCount(n)).toBe(n.toLocaleString('en-US'));
+    },
+  );
+
+  it('counts a noun', () => {
+    expect([plural(1, 'key'), plural(1500, 'key'), plural(2, 'query', 'queries')]).toEqual([
+      '1 key',
+      '1,500 keys',
+      '2 queries',
+    ]);
   });
 });
 
