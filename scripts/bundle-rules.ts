@@ -20,6 +20,18 @@ const LOADED_BUT_UNUSED: readonly RegExp[] = [
   /\/node_modules\/@actions\/github\/lib\/utils\.js$/,
 ];
 
+/**
+ * Packages bundled from their ES module build rather than the CommonJS one Node's `exports` condition
+ * picks. esbuild wraps each CommonJS file in a function that V8 parses once when the bundle loads and
+ * again when it is first called; yaml is about 80 such files, all loaded before the first request,
+ * and its ES build (the same source, for bundlers) saves that second parse (bench/README.md, cold start).
+ * Its one difference, a warning printed with console.warn rather than process.emitWarning, never runs:
+ * src/config/slot-config.ts parses with `logLevel: 'error'`.
+ */
+export const ES_MODULE_BUILDS: Readonly<Record<string, string>> = {
+  yaml: './node_modules/yaml/browser/dist/index.js',
+};
+
 /** Marks LOADED_BUT_UNUSED modules free of side effects, so unused means left out. */
 export const leaveOutUnusedModules: Plugin = {
   name: 'leave-out-unused-modules',

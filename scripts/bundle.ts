@@ -5,7 +5,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { leaveOutUnusedModules, testOnlyInputs } from './bundle-rules.ts';
+import { ES_MODULE_BUILDS, leaveOutUnusedModules, testOnlyInputs } from './bundle-rules.ts';
 import { bundledPackages, LICENSES_FILE, renderLicenses } from './licenses.ts';
 
 export const ENTRY_POINTS = { index: 'src/index.ts', cli: 'src/cli.ts' } as const;
@@ -77,6 +77,7 @@ export async function bundleEntry(outdir: string, name: string, entry: string): 
     metafile: true,
     logLevel: 'warning',
     banner: { js: EXECUTABLES.has(name) ? `#!/usr/bin/env node\n${REQUIRE_SHIM}` : REQUIRE_SHIM },
+    alias: ES_MODULE_BUILDS,
     plugins: [leaveOutUnusedModules],
   });
   const testOnly = testOnlyInputs(ROOT, result.metafile);

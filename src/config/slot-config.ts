@@ -49,7 +49,9 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_CONFIG_BYTES) throw tooLarge(fileName, bytes);
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // logLevel 'error': yaml's warnings (a collection used as a key) would go to stderr with text from
+  // the file; the schema below refuses such a config and names the key instead.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'error' });
   const [syntaxError] = doc.errors;
   if (syntaxError) {
     // Only the first: a YAML mistake makes the parser stumble over everything after it.

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ConfigError,
   loadSlotConfig,
@@ -172,6 +172,23 @@ resources:
     expect(error.problems).toHaveLength(1);
     expect(error.problems[0]?.message).toMatch(/^is not valid YAML \(.+\); fix the syntax/);
     expect(error.problems[0]?.line).toBeGreaterThanOrEqual(4);
+  });
+
+  it('refuses a collection used as a key, and yaml prints nothing of it', () => {
+    // yaml would warn on stderr with the key's text; the refusal is the one place it shows.
+    const warnings: unknown[] = [];
+    const onWarning = (warning: unknown) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const error = refusal('pool: p\n? [a, "::error::x"]\n: 1\nresources:\n  kv: [{ title: "a-{slot}" }]\n');
+      expect(error.problems[0]?.message).toMatch(/^unknown key '\[ a, "::error::x" \]'/);
+    } finally {
+      process.off('warning', onWarning);
+      warn.mockRestore();
+    }
+    expect(warn).not.toHaveBeenCalled();
+    expect(warnings).toEqual([]);
   });
 
   it('tells to quote a template written inside a flow collection', () => {
