@@ -1,7 +1,6 @@
 // The preview-gc CLI (`dist/cli.js`, the package's bin): wires the process to runCli and nothing else.
 // The first SIGINT/SIGTERM stops the run the way the action stops (release the lease in hand, report);
 // a second one exits at once, and a lease still held then expires by itself.
-import './zod-jitless.ts';
 import { processIO } from './cli/io.ts';
 import { runCli } from './cli/main.ts';
 import { onTerminationSignals } from './signals.ts';

@@ -1,4 +1,3 @@
-import './zod-jitless.ts';
 import { run } from './main.ts';
 
 await run();

@@ -1,7 +1,7 @@
 // preview-gc release: end one slot's lease by hand, with the lease id a failed run printed, or by force.
-import * as z from 'zod';
 import { SemaphoreError } from '../semaphore/client.ts';
 import { slugSchema } from '../semaphore/protocol.ts';
+import * as z from '../zod.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
 import { CommandFailure, type CommandSpec, type OptionValues, stringValue, UsageError } from './spec.ts';

@@ -2,8 +2,8 @@
 // The SDK is only used to build and send the request (`.asResponse()`): the envelope is read and
 // checked here, because the SDK hands back `result` of a 200 with `success: false` as if it worked.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare/error';
-import * as z from 'zod';
 import { parseRetryAfter, parseRetryAfterMs } from '../net/retry.ts';
+import * as z from '../zod.ts';
 import { type CallFailureReason, type ClassRefusal, CloudflareCallError } from './call-error.ts';
 import type { AttemptContext } from './pacer.ts';
 

@@ -1,6 +1,6 @@
 // A name template of the slot config (`app-{slot}-db`): how it is validated, and how it expands to the
 // name of one slot's resource. Every kind's name key is such a template (see src/kinds/).
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { closestWord } from './did-you-mean.ts';
 
 const PLACEHOLDERS = ['slot', 'n'];

@@ -1,8 +1,8 @@
 // Every input of the action (and every flag and env variable of the CLI) is validated here, once,
 // into one typed Settings object. Nothing downstream reads raw inputs again.
 
-import * as z from 'zod';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
+import * as z from '../zod.ts';
 
 export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire'] as const;
 export type Command = (typeof COMMANDS)[number];

@@ -1,8 +1,8 @@
 // The slot config's schema: a pool, a list of templates per kind of resource (each kind's part comes
 // from its module in src/kinds/), and the protections every expanded name is checked against.
-import * as z from 'zod';
 import { KIND_LIST, type KindKey, type KindTemplates, nameOf } from '../kinds/registry.ts';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
+import * as z from '../zod.ts';
 
 /** Words no slot's resource name may contain, in any case: see `protect-words` in docs/config.md. */
 export const DEFAULT_PROTECT_WORDS: readonly string[] = ['prod', 'production', 'prd'];

@@ -4,7 +4,7 @@
 // GitHubError whose message names only the status, never a header or the token. Each pull request is
 // looked up at most once per run: the reader remembers answers and failures alike.
 import { getOctokit } from '@actions/github';
-import * as z from 'zod';
+import * as z from '../zod.ts';
 
 const LOOKUP_TIMEOUT_MS = 10_000;
 /** A title is shown in summaries and comments; longer ones are cut. */

@@ -1,9 +1,9 @@
 // D1 databases: the erase deletes every row (erase: rows, the default) or drops every table
 // (erase: drop) of the slot's database, keeping the database and its id.
-import * as z from 'zod';
 import { eraseD1 } from '../cloudflare/erase-d1.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { NAME_CHARSET, nameTemplate } from '../config/name-template.ts';
+import * as z from '../zod.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface D1Template {

@@ -1,9 +1,9 @@
 // What preview-gc knows about one kind of resource, in one place: its part of the slot config, how its
 // names are found in the account, how a slot's resource of it is erased, and the token permission all
 // of that needs. src/kinds/registry.ts lists the kinds; docs/kinds.md says how to add one.
-import type * as z from 'zod';
 import type { EraseContext, StepDetails, StepOutcome } from '../cloudflare/erase-step.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
+import type * as z from '../zod.ts';
 
 /** Where a resource of a slot came from, so a failure can name its template. */
 export interface Origin {

@@ -1,9 +1,9 @@
 // KV namespaces: the erase lists the slot's namespace and bulk-deletes every key, keeping the namespace.
-import * as z from 'zod';
 import { eraseKv } from '../cloudflare/erase-kv.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { nameTemplate } from '../config/name-template.ts';
 import { plural } from '../report/format.ts';
+import * as z from '../zod.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface KvTemplate {

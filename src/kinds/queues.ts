@@ -1,8 +1,8 @@
 // Queues: the erase purges every message of the slot's queue and waits for the purge to finish.
-import * as z from 'zod';
 import { eraseQueue } from '../cloudflare/erase-queues.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { NAME_CHARSET, nameTemplate } from '../config/name-template.ts';
+import * as z from '../zod.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface QueueTemplate {

@@ -1,10 +1,10 @@
 // R2 buckets: objects are never deleted one by one; the erase makes sure the bucket's managed
 // lifecycle rule is in place, and the rule expires the slot's objects.
-import * as z from 'zod';
 import { bucketNoun, eraseR2 } from '../cloudflare/erase-r2.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { parseDurationSeconds } from '../config/duration.ts';
 import { nameTemplate } from '../config/name-template.ts';
+import * as z from '../zod.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export const R2_JURISDICTIONS = ['default', 'eu', 'us', 'fedramp', 'fedramp-high'] as const;

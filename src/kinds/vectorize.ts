@@ -1,9 +1,9 @@
 // Vectorize indexes: the erase deletes every vector of the slot's index, keeping the index.
-import * as z from 'zod';
 import { eraseVectorize } from '../cloudflare/erase-vectorize.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { NAME_CHARSET, nameTemplate } from '../config/name-template.ts';
 import { plural } from '../report/format.ts';
+import * as z from '../zod.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface VectorizeTemplate {

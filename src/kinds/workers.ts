@@ -1,10 +1,10 @@
 // Workers: the slot's compute. The erase parks the Worker (uploads the parked code over it) and
 // tombstones its Durable Object classes, so no request reaches the last pull request's code or state.
-import * as z from 'zod';
 import type { WorkerScriptSummary } from '../cloudflare/account.ts';
 import { eraseCompute } from '../cloudflare/erase-compute.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import { NAME_CHARSET, nameTemplate } from '../config/name-template.ts';
+import * as z from '../zod.ts';
 import { defineKind, type Origin } from './kind.ts';
 
 export interface WorkerTemplate {

@@ -1,7 +1,7 @@
 // Labels `pr-<n>` holders with their pull request's title and state, so the summary says whose slot
 // it was. Optional and best effort: without a token, or when GitHub does not answer, the report
 // keeps plain links and the run is unaffected.
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { pullRequestOf } from './format.ts';
 import type { PullRequestLabel, RunReport } from './model.ts';
 

@@ -2,8 +2,8 @@
 // validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
 // backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
 import { setTimeout as delay } from 'node:timers/promises';
-import type * as z from 'zod';
 import { type BackoffPolicy, backoffMs, parseRetryAfter } from '../net/retry.ts';
+import type * as z from '../zod.ts';
 import {
   type AcquireRequest,
   type AcquireSpecificRequest,

@@ -1,7 +1,7 @@
 // The semaphore protocol, described in docs/semaphore-protocol.md (running the Worker: docs/semaphore.md).
 // One set of zod schemas serves both ends: the Worker validates requests with them and the
 // client validates answers with them, so the two cannot drift apart.
-import * as z from 'zod';
+import * as z from '../zod.ts';
 import { lazySchema } from './lazy-schema.ts';
 
 export const MIN_LEASE_MS = 1_000;

@@ -2,9 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_CONFIG_PATH, DEMO_POOL } from '../../demo/fixture.ts';
 import { bundle, bundleEntry } from '../../scripts/bundle.ts';
 import { distProblems, staleFiles } from '../../scripts/check-dist.ts';
+import { newSlotRecord } from '../semaphore/helpers.ts';
+import { gcInputs, runAction } from '../support/action-run.ts';
+import { startStubSemaphore } from '../support/stub-semaphore.ts';
 
 /** The environment of a runner step that was given no inputs at all. */
 function envWithoutInputs(): NodeJS.ProcessEnv {
@@ -28,6 +33,50 @@ describe('the bundled action', () => {
       expect(output).toContain(`input '${input}' is required`);
     }
     expect(output).not.toMatch(/^\s+at /m);
+  });
+
+  it('builds no code from strings: zod is jitless before its first schema is built', async () => {
+    // A schema reads zod's jitless setting when it is built, and the bundle evaluates its shared
+    // chunks (where the slot config's schemas live) before the entry's own code: configured there,
+    // the setting came too late and a quiet sweep compiled six parsers (src/zod.ts).
+    const dir = await mkdtemp(join(tmpdir(), 'preview-gc-no-eval-'));
+    const preload = join(dir, 'count-functions.mjs');
+    await writeFile(
+      preload,
+      [
+        'let built = 0;',
+        'globalThis.Function = new Proxy(Function, {',
+        '  construct: (target, args, newTarget) => { built++; return Reflect.construct(target, args, newTarget); },',
+        '  apply: (target, self, args) => { built++; return Reflect.apply(target, self, args); },',
+        '});',
+        "process.on('exit', () => process.stderr.write(`functions built from strings: ${built}\\n`));",
+      ].join('\n'),
+    );
+    const semaphore = await startStubSemaphore();
+    try {
+      semaphore.answer = () => ({
+        status: 200,
+        body: { now: Date.now(), resources: [newSlotRecord(DEMO_POOL, 'preview-1', Date.now())] },
+      });
+      const result = await runAction(
+        gcInputs(
+          DEMO_CONFIG_PATH,
+          { url: semaphore.url, token: 'semaphore-token-for-the-test' },
+          {
+            baseUrl: `${semaphore.url}/client/v4`,
+            token: 'cloudflare-token-for-test',
+            accountId: 'a'.repeat(32),
+          },
+        ),
+        { env: { NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` } },
+      );
+      expect(result.exitCode).toBe(0);
+      expect(result.summary).toContain('nothing to reclaim');
+      expect(result.stderr).toContain('functions built from strings: 0');
+    } finally {
+      await semaphore.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs on Node 24, the runtime action.yml declares', () => {
