@@ -80,6 +80,22 @@ describe('renderSummary', () => {
     expect(row?.split(/(?<!\\)\|/).length).toBe(8);
   });
 
+  it('links no www. address and shows hidden bidi and zero-width characters by name', () => {
+    const hostile = slotReport({
+      slug: 'preview-1\u202e',
+      previousHolder: 'pr-16\u200b01 see www.evil.example and WWW.Evil.example',
+      outcome: 'erase-failed',
+      problem: 'deleted\u2066 1 key\u2069',
+    });
+    const markdown = renderSummary(report({ slots: [hostile] }));
+    expect(markdown).not.toMatch(/www\./i);
+    expect(markdown).toContain('see www\u200d.evil.example and WWW\u200d.Evil.example');
+    expect(markdown).toContain('pr-16⟨U+200B⟩01');
+    expect(markdown).toContain('`preview-1⟨U+202E⟩`');
+    expect(markdown).toContain('deleted⟨U+2066⟩ 1 key⟨U+2069⟩');
+    expect(markdown).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/);
+  });
+
   it('stays under the 1 MiB step summary limit however many slots there are', () => {
     const many = Array.from({ length: 5000 }, (_, i) =>
       slotReport({ slug: `preview-${i}`, problem: 'x'.repeat(300), outcome: 'erase-failed' }),
