@@ -7,6 +7,13 @@ import { getOctokit } from '@actions/github';
 import * as z from '../zod.ts';
 
 const LOOKUP_TIMEOUT_MS = 10_000;
+/** GitHub's largest page of comments. */
+const COMMENTS_PER_PAGE = 100;
+/**
+ * How far the sticky comment is looked for: a pull request with more than 1,000 comments gets a new
+ * one rather than a run spending dozens of requests on the search.
+ */
+const MAX_COMMENT_PAGES = 10;
 /** A title is shown in summaries and comments; longer ones are cut. */
 const MAX_TITLE_LENGTH = 120;
 
@@ -134,6 +141,28 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     }
   }
 
+  /**
+   * The bot's comment with `marker`, page by page, oldest first. The pages are asked for by number
+   * rather than by following the `link` header: Octokit's paginate would send the token to whatever
+   * URL an answer names, and drops each call's timeout.
+   */
+  async function stickyComment(number: number, marker: string, what: string) {
+    for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
+      const listed = await octokit.rest.issues.listComments({
+        owner,
+        repo,
+        issue_number: number,
+        per_page: COMMENTS_PER_PAGE,
+        page,
+        request: request(),
+      });
+      const comments = parsed(commentsSchema, listed.data, what);
+      const found = comments.find((comment) => isStickyComment(comment, marker));
+      if (found !== undefined || comments.length < COMMENTS_PER_PAGE) return found;
+    }
+    return undefined;
+  }
+
   return {
     get(number) {
       let answer = answers.get(number);
@@ -148,16 +177,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     async upsertComment(number, marker, body) {
       const what = `the comment on pull request #${number}`;
       try {
-        const listed = await octokit.rest.issues.listComments({
-          owner,
-          repo,
-          issue_number: number,
-          per_page: 100,
-          request: request(),
-        });
-        const existing = parsed(commentsSchema, listed.data, what).find((comment) =>
-          isStickyComment(comment, marker),
-        );
+        const existing = await stickyComment(number, marker, what);
         if (existing === undefined) {
           await octokit.rest.issues.createComment({
             owner,

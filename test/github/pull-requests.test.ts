@@ -4,18 +4,22 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGitHubPullRequests } from '../../src/github/pull-requests.ts';
+import { listPage } from '../support/github-double.ts';
 
 const MARKER = '<!-- preview-gc:slot:pool-a -->';
+const BOT = { login: 'github-actions[bot]', type: 'Bot' };
 let server: Server;
 let apiUrl: string;
 let comments: { id: number; body: string; user: { login: string; type: string } }[];
 let patched: number[];
 let created: string[];
+let pagesRead: number[];
 
 beforeEach(() => {
   patched = [];
   created = [];
   comments = [];
+  pagesRead = [];
 });
 
 beforeAll(async () => {
@@ -33,7 +37,10 @@ beforeAll(async () => {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (request.method === 'GET') return reply(200, comments);
+      if (request.method === 'GET') {
+        pagesRead.push(Number(new URL(url, 'http://double').searchParams.get('page')));
+        return reply(200, listPage(comments, url));
+      }
       if (request.method === 'POST') {
         created.push(body.body);
         return reply(201, { id: 99, body: body.body });
@@ -66,6 +73,29 @@ describe('createGitHubPullRequests', () => {
     ];
     expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
     expect(patched).toEqual([13]);
+  });
+
+  it('finds its comment after the first hundred, and reads no page past it', async () => {
+    const people = Array.from({ length: 250 }, (_, i) => ({
+      id: 100 + i,
+      body: `comment ${i}`,
+      user: { login: 'ana', type: 'User' },
+    }));
+    comments = [...people.slice(0, 230), { id: 7, body: `${MARKER}\nold`, user: BOT }, ...people.slice(230)];
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
+    expect(patched).toEqual([7]);
+    expect(created).toEqual([]);
+    expect(pagesRead).toEqual([1, 2, 3]);
+  });
+
+  it('stops looking after ten pages and writes a new comment', async () => {
+    comments = Array.from({ length: 1_100 }, (_, i) =>
+      i === 1_050
+        ? { id: 7, body: `${MARKER}\nold`, user: BOT }
+        : { id: 100 + i, body: `comment ${i}`, user: { login: 'ana', type: 'User' } },
+    );
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
+    expect(pagesRead).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it('writes a comment of its own when only people quoted the marker', async () => {

@@ -58,6 +58,14 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return text === '' ? {} : JSON.parse(text);
 }
 
+/** The page a GitHub list endpoint answers: `per_page` (default 30, at most 100) and `page` (from 1). */
+export function listPage<T>(list: readonly T[], url: string): T[] {
+  const query = new URL(url, 'http://double').searchParams;
+  const perPage = Math.min(Number(query.get('per_page') ?? 30), 100);
+  const page = Number(query.get('page') ?? 1);
+  return list.slice((page - 1) * perPage, page * perPage);
+}
+
 function pullRequestAnswer(number: number, behaviour: 'open' | 'closed' | 'merged') {
   return {
     url: `https://api.github.com/repos/acme/shop/pulls/${number}`,
@@ -102,7 +110,7 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
       const created = { id: nextCommentId++, body: body.body, user: GITHUB_ACTIONS_BOT };
       double.comments.set(number, [...list, created]);
       send(res, 201, created);
-    } else send(res, 200, list);
+    } else send(res, 200, listPage(list, req.url ?? '/'));
   }
 
   async function updateComment(req: IncomingMessage, res: ServerResponse, id: number): Promise<void> {
