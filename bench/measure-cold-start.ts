@@ -13,7 +13,7 @@ import { newSlotRecord } from '../test/semaphore/helpers.ts';
 import { runAction } from '../test/support/action-run.ts';
 import { CLOUDFLARE_TOKEN, SEMAPHORE_TOKEN } from './stack.ts';
 
-export const COLD_START_RUNS = 10;
+export const COLD_START_RUNS = 15;
 const ACTION_BUNDLE = new URL('../dist/index.js', import.meta.url).pathname;
 
 export interface ColdStartResult {
