@@ -110,7 +110,7 @@ describe('model: directed interleavings', () => {
       start: ['expired', 'clean'],
       names: 'own',
       steps: [
-        { kind: 'gc-start', runner: 'github', dryRun: false, fault: null },
+        { kind: 'gc-start', runner: 'github', dryRun: false, fault: null, parallelSlots: 3 },
         { kind: 'gc-until', runner: 'github', before: 'release' },
         { kind: 'force', slot: 0 },
       ],
@@ -124,7 +124,7 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('shared-names', {
       start: ['live', 'expired'],
       names: 'shared',
-      steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null }],
+      steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null, parallelSlots: 3 }],
     });
     expect(world.violations).toEqual([]);
     expect(world.trace.at(-1)).toMatch(/github ended 1: shared-names-b-1 erase-failed/);
@@ -154,7 +154,7 @@ describe('model: directed interleavings', () => {
       const world = await playDirected(`changed-hands-${change}`, {
         start: ['live', 'clean'],
         names: 'own',
-        steps: [{ kind: 'cleanup-start', pr: 90, change }],
+        steps: [{ kind: 'cleanup-start', pr: 90, change, parallelSlots: 3 }],
       });
       expect(world.violations).toEqual([]);
       expect(world.trace).toContain(`cleanup released changed-hands-${change}-a-1 by force: false`);
