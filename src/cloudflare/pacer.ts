@@ -13,7 +13,9 @@
 // - a run deadline: no attempt starts after it, and no wait runs past it;
 // - an AbortSignal: aborts waits and in-flight attempts (`aborted`);
 // - a request guard (optional, set per erase): runs before every attempt, so a long step can renew
-//   its lease inside itself; whatever the guard throws stops the call before it is sent.
+//   its lease inside itself; whatever the guard throws stops the call before it is sent. Slots erased
+//   in parallel share the pacer, so each erase's guard applies to the calls made within it only.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { type BackoffPolicy, backoffMs } from '../net/retry.ts';
 import { CloudflareCallError } from './call-error.ts';
@@ -86,7 +88,8 @@ export class Pacer {
   private rateLimited = 0;
   private retries = 0;
   private waitedMs = 0;
-  private requestGuard: (() => Promise<void>) | undefined;
+  /** The guard of the erase a call is made within (each slot in flight has its own lease to renew). */
+  private readonly requestGuard = new AsyncLocalStorage<() => Promise<void>>();
 
   constructor(options: PacerOptions = {}) {
     this.budget = options.budget ?? 600;
@@ -113,14 +116,11 @@ export class Pacer {
   }
 
   /**
-   * Runs `guard` before every attempt until the returned function is called (one erase at a time
-   * holds a lease, so one guard at a time).
+   * Runs `work`, with `guard` run before every attempt of each call `work` makes, and of no other
+   * call: slots erased at once each renew their own lease, never one another's.
    */
-  guardRequests(guard: () => Promise<void>): () => void {
-    this.requestGuard = guard;
-    return () => {
-      if (this.requestGuard === guard) this.requestGuard = undefined;
-    };
+  guardRequests<T>(guard: () => Promise<void>, work: () => Promise<T>): Promise<T> {
+    return this.requestGuard.run(guard, work);
   }
 
   /**
@@ -130,7 +130,7 @@ export class Pacer {
    */
   async call<T>(kind: string, attempt: (context: AttemptContext) => Promise<T>): Promise<T> {
     for (let attemptNumber = 1; ; attemptNumber++) {
-      await this.requestGuard?.();
+      await this.requestGuard.getStore()?.();
       await this.admit(kind);
       if (attemptNumber > 1) this.retries++;
       try {

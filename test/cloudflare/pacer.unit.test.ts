@@ -267,4 +267,27 @@ describe('Pacer', () => {
     ).rejects.toBe(bug);
     expect(pacer.usage().retries).toBe(0);
   });
+
+  // Slots erased in parallel share the run's pacer; each renews its own lease inside a long step.
+  it("runs each erase's guard before the calls made within it, and before no other call", async () => {
+    const { pacer } = setup();
+    const log: string[] = [];
+    const erase = (slot: string) =>
+      pacer.guardRequests(
+        async () => {
+          log.push(`renew ${slot}`);
+        },
+        async () => {
+          for (let i = 0; i < 3; i++)
+            await pacer.call('kv.bulkDelete', async () => log.push(`delete ${slot}`));
+        },
+      );
+    await Promise.all([erase('a'), erase('b'), pacer.call('d1.list', async () => log.push('list'))]);
+    for (const slot of ['a', 'b']) {
+      const own = log.filter((line) => line.endsWith(` ${slot}`));
+      expect(own).toEqual(Array.from({ length: 3 }, () => [`renew ${slot}`, `delete ${slot}`]).flat());
+    }
+    expect(log.indexOf('list')).toBeGreaterThanOrEqual(0);
+    expect(log.filter((line) => line.startsWith('renew'))).toHaveLength(6);
+  });
 });
