@@ -1,13 +1,15 @@
 // Model-based test: fast-check plans interleavings of pull requests acquiring, renewing and releasing,
 // the deploy jobs of three more pull requests (the action's acquire), a person forcing a slot, two GC
 // runners at once (GitHub's and Depot's), a closed pull request's cleanup (the slot changing hands
-// before each of its forces), every runner stopped before each semaphore call and each destructive
-// Cloudflare call, clock jumps (the semaphore's test clock) and faults, against the real semaphore and
-// the Cloudflare twin, over slots with their own resource names or shared ones. Invariants: no erase
-// under someone else's lease, one owner per resource name, a force releases only the lease it read,
-// every gc lease ends released (or, its answer lost, runs out and the run says so), a deploy gets a
-// slot with no one else's data in it and keeps no lease when it hands nothing over, clean only after
-// a complete erase, dry run changes nothing, reports and exit codes tell the truth.
+// before each of its forces), GC and cleanup erasing one to three slots at once (parallel-slots), every
+// runner stopped before each semaphore call and each destructive Cloudflare call (each slot in flight
+// stopped on its own, the plan picking which goes on), clock jumps (the semaphore's test clock) and
+// faults, against the real semaphore and the Cloudflare twin, over slots with their own resource names
+// or shared ones. Invariants: no erase under someone else's lease, one owner per resource name, a force
+// releases only the lease it read, every gc lease ends released (or, its answer lost, runs out and the
+// run says so), a deploy gets a slot with no one else's data in it and keeps no lease when it hands
+// nothing over, clean only after a complete erase, dry run changes nothing, reports and exit codes tell
+// the truth.
 // PREVIEW_GC_MODEL_RUNS (default 200) sets the number of runs, PREVIEW_GC_MODEL_SEED replays one.
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
