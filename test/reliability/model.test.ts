@@ -111,6 +111,7 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('forced-before-release', {
       start: ['expired', 'clean'],
       names: 'own',
+      holders: 'one-each',
       steps: [
         { kind: 'gc-start', runner: 'github', dryRun: false, fault: null, parallelSlots: 3 },
         { kind: 'gc-until', runner: 'github', before: 'release' },
@@ -126,6 +127,7 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('shared-names', {
       start: ['live', 'expired'],
       names: 'shared',
+      holders: 'one-each',
       steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null, parallelSlots: 3 }],
     });
     expect(world.violations).toEqual([]);
@@ -138,6 +140,7 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('deploy-after-release', {
       start: ['clean', 'expired'],
       names: 'own',
+      holders: 'one-each',
       steps: [
         { kind: 'pr-acquire', pr: 1 },
         { kind: 'deploy', pr: 11, fault: null },
@@ -156,11 +159,37 @@ describe('model: directed interleavings', () => {
       const world = await playDirected(`changed-hands-${change}`, {
         start: ['live', 'clean'],
         names: 'own',
+        holders: 'one-each',
         steps: [{ kind: 'cleanup-start', pr: 90, change, parallelSlots: 3 }],
       });
       expect(world.violations).toEqual([]);
       expect(world.trace).toContain(`cleanup released changed-hands-${change}-a-1 by force: false`);
       expect(world.trace.at(-1)).toBe(`cleanup ended 0: changed-hands-${change}-a-1 skipped`);
+    },
+  );
+});
+
+describe('model: slots in parallel', () => {
+  // A closed pull request held both slots; its cleanup works on both at once, and each slot changes
+  // hands between cleanup's read and its force, while the other slot's lane waits mid-way.
+  it.each(['pr-hands-over', 'person-forces'] as const)(
+    "cleanup's forces in two lanes release nothing of the slots' new holders (%s)",
+    async (change) => {
+      const id = `parallel-cleanup-${change}`;
+      const world = await playDirected(id, {
+        start: ['live', 'live'],
+        holders: 'one-for-both',
+        names: 'own',
+        steps: [
+          { kind: 'cleanup-start', pr: 90, change, parallelSlots: 2 },
+          { kind: 'gc-step', runner: 'cleanup', times: 3, lane: 1 },
+        ],
+      });
+      expect(world.violations).toEqual([]);
+      expect(world.trace).toContainEqual(expect.stringMatching(/^cleanup goes on before /));
+      for (const slot of ['a', 'b'])
+        expect(world.trace).toContain(`cleanup released ${id}-${slot}-1 by force: false`);
+      expect(world.trace.at(-1)).toBe(`cleanup ended 0: ${id}-a-1 skipped, ${id}-b-1 skipped`);
     },
   );
 });

@@ -102,8 +102,23 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
+/** Either slot on its own, or both alike: two slots for gc (or a closed pull request's cleanup) at once. */
+const start: fc.Arbitrary<Plan['start']> = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(slotStart, slotStart) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('dirty' as const, 'live' as const, 'expired' as const)
+      .map((state): Plan['start'] => [state, state]),
+  },
+);
+
 export const planArbitrary: fc.Arbitrary<Plan> = fc.record({
-  start: fc.tuple(slotStart, slotStart),
+  start,
+  holders: fc.oneof(
+    { weight: 2, arbitrary: fc.constant('one-each' as const) },
+    { weight: 1, arbitrary: fc.constant('one-for-both' as const) },
+  ),
   names: fc.oneof(
     { weight: 4, arbitrary: fc.constant('own' as const) },
     { weight: 1, arbitrary: fc.constant('shared' as const) },

@@ -95,8 +95,15 @@ export type Step =
  */
 export type HolderChange = 'none' | 'person-forces' | 'pr-hands-over';
 
+/**
+ * Who holds the slots that start held (live, expired or dirty): pr-90 and pr-91, or pr-90 both (a
+ * pull request with two slots, whose cleanup works on both, in parallel when it may).
+ */
+export type StartHolders = 'one-each' | 'one-for-both';
+
 export interface Plan {
   start: [SlotStart, SlotStart];
+  holders: StartHolders;
   /** Whether the two slots name their own resources or share them (a config gc must refuse). */
   names: SlotNames;
   steps: Step[];
@@ -131,7 +138,8 @@ export class World implements RunnerObserver {
   private seq = 0;
   private readonly grants: Grant[] = [];
   private readonly releases: Release[] = [];
-  private readonly leases = new Map<string, Lease>();
+  /** The leases of pull requests and the person, as they believe they hold them (one each, but pr-90's start). */
+  private leases: Lease[] = [];
   private readonly runners = new Map<RunnerName, Runner>();
   /** The pull request the running cleanup is for, and what happens before each of its forces. */
   private cleanup: { pr: number; change: HolderChange } | undefined;
@@ -156,7 +164,11 @@ export class World implements RunnerObserver {
     return this.env.configs[this.names].config;
   }
 
-  static async create(env: ModelEnv, id: string, plan: Pick<Plan, 'start' | 'names'>): Promise<World> {
+  static async create(
+    env: ModelEnv,
+    id: string,
+    plan: Pick<Plan, 'start' | 'names' | 'holders'>,
+  ): Promise<World> {
     const slugs: [string, string] = [`${id}-a-1`, `${id}-b-1`];
     const clean = slugs.filter((_, index) => plan.start[index] === 'clean');
     const { config } = env.configs[plan.names];
@@ -167,7 +179,7 @@ export class World implements RunnerObserver {
         : slotSeed(config, [slugs[0]], clean.length === 2 ? [slugs[0]] : []);
     const twin = await startTwin({ token: env.cloudflareToken, seed });
     const world = new World(env, `model-${id}`, slugs, twin, plan.names);
-    await world.seed(plan.start);
+    await world.seed(plan.start, plan.holders);
     return world;
   }
 
@@ -186,23 +198,23 @@ export class World implements RunnerObserver {
     this.violations.push(`${problem} (after: ${this.trace.slice(-6).join('; ')})`);
   }
 
-  private async seed(start: Plan['start']): Promise<void> {
+  private async seed(start: Plan['start'], holders: StartHolders): Promise<void> {
     const { client } = this.env;
     for (const [index, slug] of this.slugs.entries()) {
       await client.add({ type: this.pool, slug });
       const state = start[index];
       if (state === 'clean') continue;
-      const holder = `pr-${90 + index}`;
+      const holder = `pr-${holders === 'one-for-both' ? 90 : 90 + index}`;
       const leaseMs = state === 'expired' ? 1_000 : PR_LEASE_MS;
       const lease = await client.acquireSpecific({ type: this.pool, slug, holder, leaseMs });
       if (lease === null) throw new Error(`model: ${slug} could not be leased`);
       this.grant(lease, false);
       if (state === 'dirty') await client.release({ type: this.pool, slug, leaseId: lease.leaseId });
       // A live pull request can hand its slot over (HolderChange) like the ones the plan starts.
-      if (state === 'live') this.leases.set(holder, lease);
+      if (state === 'live') this.leases.push(lease);
     }
     if (start.includes('expired')) await advanceClock(this.env.semaphore, this.pool, 2_000);
-    this.trace.push(`start ${start.join('/')}, ${this.names} names`);
+    this.trace.push(`start ${start.join('/')} (${holders}), ${this.names} names`);
   }
 
   private grant(lease: Lease, force: boolean): void {
@@ -217,10 +229,18 @@ export class World implements RunnerObserver {
     });
   }
 
-  /** A tenant deploys into the slot it got: new rows, keys and a redeployed Worker. */
+  /** A tenant deploys into the slot it got (the one lease it holds now): new rows, keys and a redeployed Worker. */
   private moveIn(lease: Lease, who: string): void {
     this.twin.seed(tenantData(this.config, lease.slug, who));
-    this.leases.set(who, lease);
+    this.leases = [...this.leases.filter((held) => held.holder !== who), lease];
+  }
+
+  private leaseOf(holder: string): Lease | undefined {
+    return this.leases.find((lease) => lease.holder === holder);
+  }
+
+  private forget(lease: Lease): void {
+    this.leases = this.leases.filter((held) => held !== lease);
   }
 
   async play(plan: Plan): Promise<void> {
@@ -250,7 +270,7 @@ export class World implements RunnerObserver {
     this.finished.push(runner);
     if (isDeploy(runner)) await this.deployEnded(runner);
     count(kindOfRun(runner));
-    if (runner.mostStoppedAtOnce >= 2) count('runs with two or more calls of one runner stopped at once');
+    if (runner.mostStoppedAtOnce >= 2) count(`${kindOfRun(runner)} with two or more calls stopped at once`);
     if (runner.faultInjected) count('faults injected');
     for (const slot of runner.result?.report?.slots ?? []) count(`outcome ${slot.outcome}`);
     const outcomes = runner.result?.report?.slots.map((slot) => `${slot.slug} ${slot.outcome}`) ?? [];
@@ -292,7 +312,7 @@ export class World implements RunnerObserver {
   }
 
   private async pullRequestAcquires(holder: string): Promise<void> {
-    if (this.leases.has(holder)) return;
+    if (this.leaseOf(holder) !== undefined) return;
     try {
       const lease = await this.env.client.acquire({ type: this.pool, holder, leaseMs: PR_LEASE_MS });
       this.grant(lease, false);
@@ -337,8 +357,12 @@ export class World implements RunnerObserver {
   }
 
   private async endOrRenew(holder: string, renew: boolean): Promise<void> {
-    const lease = this.leases.get(holder);
-    if (lease === undefined) return;
+    const lease = this.leaseOf(holder);
+    if (lease !== undefined) await this.endOrRenewLease(lease, renew);
+  }
+
+  private async endOrRenewLease(lease: Lease, renew: boolean): Promise<void> {
+    const { holder } = lease;
     const { client } = this.env;
     if (renew) {
       const renewed = await client.renew({
@@ -347,12 +371,12 @@ export class World implements RunnerObserver {
         leaseId: lease.leaseId,
         leaseMs: PR_LEASE_MS,
       });
-      if (renewed === null) this.leases.delete(holder);
+      if (renewed === null) this.forget(lease);
       this.trace.push(`${holder} renewed ${lease.slug}: ${renewed === null ? 'gone' : 'ok'}`);
       return;
     }
     const answer = await client.release({ type: this.pool, slug: lease.slug, leaseId: lease.leaseId });
-    this.leases.delete(holder);
+    this.forget(lease);
     this.trace.push(`${holder} released ${lease.slug}: ${answer.released}`);
   }
 
@@ -424,9 +448,9 @@ export class World implements RunnerObserver {
 
   /** The closed pull request's lease on `slug` ends, and another pull request acquires the slot. */
   private async handOver(slug: string): Promise<void> {
-    const holding = [...this.leases].find(([, lease]) => lease.slug === slug)?.[0];
-    if (holding !== undefined) await this.endOrRenew(holding, false);
-    const taker = ['pr-1', 'pr-2', 'pr-3'].find((holder) => !this.leases.has(holder));
+    const holding = this.leases.find((lease) => lease.slug === slug);
+    if (holding !== undefined) await this.endOrRenewLease(holding, false);
+    const taker = ['pr-1', 'pr-2', 'pr-3'].find((holder) => this.leaseOf(holder) === undefined);
     if (taker === undefined) return;
     const lease = await this.env.client.acquireSpecific({
       type: this.pool,
