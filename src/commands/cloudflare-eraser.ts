@@ -170,12 +170,14 @@ export function createCloudflareEraser(
           dryRun,
           signal: options.signal,
         });
-      const result =
+      const result = await pacer.eraseWithin(
+        erase,
         fenceWithinStep === undefined
-          ? await erase()
-          : await pacer.guardRequests(async () => {
+          ? undefined
+          : async () => {
               if (!(await fenceWithinStep())) throw new StepError('fence', LEASE_LOST_MID_STEP);
-            }, erase);
+            },
+      );
       return toEraseOutcome(result, config.file, options.place);
     },
     checkCredentials() {

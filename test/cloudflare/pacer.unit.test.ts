@@ -268,26 +268,33 @@ describe('Pacer', () => {
     expect(pacer.usage().retries).toBe(0);
   });
 
-  // Slots erased in parallel share the run's pacer; each renews its own lease inside a long step.
-  it("runs each erase's guard before the calls made within it, and before no other call", async () => {
+  // Slots erased in parallel share the run's pacer: each renews its own lease inside a long step and
+  // reports its own requests.
+  it("runs each erase's guard before the calls made within it only, and counts its requests apart", async () => {
     const { pacer } = setup();
     const log: string[] = [];
-    const erase = (slot: string) =>
-      pacer.guardRequests(
+    const erase = (slot: string, calls: number) =>
+      pacer.eraseWithin(
+        async () => {
+          for (let i = 0; i < calls; i++)
+            await pacer.call('kv.bulkDelete', async () => log.push(`delete ${slot}`));
+          return pacer.requestsSoFar();
+        },
         async () => {
           log.push(`renew ${slot}`);
         },
-        async () => {
-          for (let i = 0; i < 3; i++)
-            await pacer.call('kv.bulkDelete', async () => log.push(`delete ${slot}`));
-        },
       );
-    await Promise.all([erase('a'), erase('b'), pacer.call('d1.list', async () => log.push('list'))]);
-    for (const slot of ['a', 'b']) {
+    const list = pacer.call('d1.list', async () => log.push('list'));
+    const [a, b] = await Promise.all([erase('a', 3), erase('b', 2), list]);
+    for (const [slot, calls] of [
+      ['a', 3],
+      ['b', 2],
+    ] as const) {
       const own = log.filter((line) => line.endsWith(` ${slot}`));
-      expect(own).toEqual(Array.from({ length: 3 }, () => [`renew ${slot}`, `delete ${slot}`]).flat());
+      expect(own).toEqual(Array.from({ length: calls }, () => [`renew ${slot}`, `delete ${slot}`]).flat());
     }
-    expect(log.indexOf('list')).toBeGreaterThanOrEqual(0);
-    expect(log.filter((line) => line.startsWith('renew'))).toHaveLength(6);
+    expect(log.filter((line) => line.startsWith('renew'))).toHaveLength(5);
+    expect([a, b]).toEqual([3, 2]);
+    expect(pacer.requestsSoFar()).toBe(6);
   });
 });

@@ -681,6 +681,13 @@ export class World implements RunnerObserver {
       const writes = runner.semaphoreCalls.filter((call) => call.method !== 'GET');
       if (writes.length > 0) this.violate(`dry run called ${writes.map((c) => c.path).join(', ')}`);
     }
+    // Each slot counts the requests of its own erase: together no more than the run made, also when
+    // its slots share the pacer in parallel.
+    const erased = report.slots.reduce((sum, slot) => sum + (slot.erase?.requests ?? 0), 0);
+    if (report.cloudflare !== null && erased > report.cloudflare.requests)
+      this.violate(
+        `${runner.name} counted ${erased} requests in its slots' erases, but made ${report.cloudflare.requests}`,
+      );
     for (const slot of report.slots) {
       if (slot.outcome !== 'reclaimed') continue;
       // Reclaimed means erased and given back clean: the runner's own release took effect.
