@@ -190,6 +190,8 @@ export class Runner {
    * Settled: the run ended, or each of its flows waits before a call: every slot in flight, or the
    * command's own flow while no slot is (before the first slot starts and after the last one ends).
    * A flow that runs (between calls, or waiting on a timer or an answer) keeps the runner unsettled.
+   * A slot whose work throws (a bug, not an outcome) sends no `slot-finished`: the runner then waits
+   * for it until the test's timeout, which fails the test rather than letting a lane run unwatched.
    */
   private get isSettled(): boolean {
     return this.done || this.stopped.length >= Math.max(1, this.slotsInFlight);
