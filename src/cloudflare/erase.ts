@@ -135,7 +135,7 @@ const STOPPED_SUMMARY: Record<EraseStatus, string> = {
 export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult> {
   const { account, resolver, resources, fence, dryRun, signal, only } = options;
   const context: EraseContext = { account, resolver, dryRun };
-  const startRequests = account.pacer.usage().requests;
+  const startRequests = account.pacer.requestsSoFar();
   const steps: StepResult[] = [];
   let stopped: EraseStatus | undefined;
   let leftOut = false;
@@ -167,10 +167,10 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
       continue;
     }
 
-    const before = account.pacer.usage().requests;
+    const before = account.pacer.requestsSoFar();
     try {
       const outcome = await step.run(context);
-      steps.push({ ...base, ...outcome, requests: account.pacer.usage().requests - before });
+      steps.push({ ...base, ...outcome, requests: account.pacer.requestsSoFar() - before });
     } catch (error) {
       const { reason, message, details } = failureOf(error);
       stopped = stopFor(reason);
@@ -179,7 +179,7 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
         status: 'failed',
         summary: failedSummary(step.kind, reason, details),
         details,
-        requests: account.pacer.usage().requests - before,
+        requests: account.pacer.requestsSoFar() - before,
         failure: { reason, message },
       });
     }
@@ -189,7 +189,7 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
   const needsPerson = failed.some((step) => step.failure?.reason !== 'pending');
   const status: EraseStatus =
     stopped ?? (needsPerson ? 'failed' : leftOut || failed.length > 0 ? 'deferred' : 'complete');
-  return { status, steps, requests: account.pacer.usage().requests - startRequests };
+  return { status, steps, requests: account.pacer.requestsSoFar() - startRequests };
 }
 
 /** The fence's answer, or the message of its error: a throwing fence stops the erase like a false one. */

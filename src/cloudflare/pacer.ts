@@ -13,7 +13,10 @@
 // - a run deadline: no attempt starts after it, and no wait runs past it;
 // - an AbortSignal: aborts waits and in-flight attempts (`aborted`);
 // - a request guard (optional, set per erase): runs before every attempt, so a long step can renew
-//   its lease inside itself; whatever the guard throws stops the call before it is sent.
+//   its lease inside itself; whatever the guard throws stops the call before it is sent;
+// - erases of their own: slots erased in parallel share the pacer, so an erase's guard applies only
+//   to the calls made within it, and the requests it counts are its own.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { type BackoffPolicy, backoffMs } from '../net/retry.ts';
 import { CloudflareCallError } from './call-error.ts';
@@ -86,7 +89,8 @@ export class Pacer {
   private rateLimited = 0;
   private retries = 0;
   private waitedMs = 0;
-  private requestGuard: (() => Promise<void>) | undefined;
+  /** The erase a call is made within: each slot in flight has its own lease to renew, its own count. */
+  private readonly erase = new AsyncLocalStorage<{ guard?: () => Promise<void>; requests: number }>();
 
   constructor(options: PacerOptions = {}) {
     this.budget = options.budget ?? 600;
@@ -113,14 +117,17 @@ export class Pacer {
   }
 
   /**
-   * Runs `guard` before every attempt until the returned function is called (one erase at a time
-   * holds a lease, so one guard at a time).
+   * Runs `work` as one erase: `guard` (when given) runs before every attempt of each call `work`
+   * makes, and of no other call, and `requestsSoFar` within it counts its requests only. Slots
+   * erased at once each renew their own lease and report their own requests, never one another's.
    */
-  guardRequests(guard: () => Promise<void>): () => void {
-    this.requestGuard = guard;
-    return () => {
-      if (this.requestGuard === guard) this.requestGuard = undefined;
-    };
+  eraseWithin<T>(work: () => Promise<T>, guard?: () => Promise<void>): Promise<T> {
+    return this.erase.run({ ...(guard === undefined ? {} : { guard }), requests: 0 }, work);
+  }
+
+  /** HTTP requests so far: of the erase this is called within, or of the whole run outside one. */
+  requestsSoFar(): number {
+    return this.erase.getStore()?.requests ?? this.requests;
   }
 
   /**
@@ -130,7 +137,7 @@ export class Pacer {
    */
   async call<T>(kind: string, attempt: (context: AttemptContext) => Promise<T>): Promise<T> {
     for (let attemptNumber = 1; ; attemptNumber++) {
-      await this.requestGuard?.();
+      await this.erase.getStore()?.guard?.();
       await this.admit(kind);
       if (attemptNumber > 1) this.retries++;
       try {
@@ -156,6 +163,8 @@ export class Pacer {
     if (startAt > now) await this.wait(kind, startAt - now);
     this.checkMayStart(kind);
     this.requests++;
+    const erase = this.erase.getStore();
+    if (erase !== undefined) erase.requests++;
     this.byKind[kind] = (this.byKind[kind] ?? 0) + 1;
   }
 

@@ -161,14 +161,8 @@ export function createCloudflareEraser(
     },
     async erase({ slug, fence, fenceWithinStep, dryRun }) {
       const { account, resolver, eraseSlot } = await connection();
-      const stopGuarding =
-        fenceWithinStep === undefined
-          ? () => {}
-          : pacer.guardRequests(async () => {
-              if (!(await fenceWithinStep())) throw new StepError('fence', LEASE_LOST_MID_STEP);
-            });
-      try {
-        const result = await eraseSlot({
+      const erase = () =>
+        eraseSlot({
           account,
           resolver,
           resources: resourcesForSlot(config, slug),
@@ -176,10 +170,15 @@ export function createCloudflareEraser(
           dryRun,
           signal: options.signal,
         });
-        return toEraseOutcome(result, config.file, options.place);
-      } finally {
-        stopGuarding();
-      }
+      const result = await pacer.eraseWithin(
+        erase,
+        fenceWithinStep === undefined
+          ? undefined
+          : async () => {
+              if (!(await fenceWithinStep())) throw new StepError('fence', LEASE_LOST_MID_STEP);
+            },
+      );
+      return toEraseOutcome(result, config.file, options.place);
     },
     checkCredentials() {
       credentials ??= connection().then(async ({ account, resolver, checkCredentials }) => {

@@ -267,4 +267,34 @@ describe('Pacer', () => {
     ).rejects.toBe(bug);
     expect(pacer.usage().retries).toBe(0);
   });
+
+  // Slots erased in parallel share the run's pacer: each renews its own lease inside a long step and
+  // reports its own requests.
+  it("runs each erase's guard before the calls made within it only, and counts its requests apart", async () => {
+    const { pacer } = setup();
+    const log: string[] = [];
+    const erase = (slot: string, calls: number) =>
+      pacer.eraseWithin(
+        async () => {
+          for (let i = 0; i < calls; i++)
+            await pacer.call('kv.bulkDelete', async () => log.push(`delete ${slot}`));
+          return pacer.requestsSoFar();
+        },
+        async () => {
+          log.push(`renew ${slot}`);
+        },
+      );
+    const list = pacer.call('d1.list', async () => log.push('list'));
+    const [a, b] = await Promise.all([erase('a', 3), erase('b', 2), list]);
+    for (const [slot, calls] of [
+      ['a', 3],
+      ['b', 2],
+    ] as const) {
+      const own = log.filter((line) => line.endsWith(` ${slot}`));
+      expect(own).toEqual(Array.from({ length: calls }, () => [`renew ${slot}`, `delete ${slot}`]).flat());
+    }
+    expect(log.filter((line) => line.startsWith('renew'))).toHaveLength(5);
+    expect([a, b]).toEqual([3, 2]);
+    expect(pacer.requestsSoFar()).toBe(6);
+  });
 });

@@ -1,8 +1,9 @@
 // Fences inside long steps: one erase step (a KV namespace of 25,000 keys on a slow twin, 26 listing
 // and 3 delete requests) runs several times longer than the GC's lease. The real action (in-process,
 // with a GC lease of 1.5 s) renews its lease inside the step, so a pull request polling for any free
-// slot the whole time never gets this one; and when a person forces the slot away mid-step, the
-// erase stops before its next delete.
+// slot the whole time never gets this one, also with two such slots erased in parallel (each renews
+// its own lease); and when a person forces the slot away mid-step, the erase stops before its next
+// delete.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
@@ -36,24 +37,26 @@ afterAll(async () => {
   await semaphore?.stop();
 });
 
-/** A pool of one slot, released dirty by its last tenant, whose KV namespace holds KEYS keys. */
-async function dirtySlot(pool: string, slug: string): Promise<Twin> {
-  const seed = slotSeed(config, [slug]);
-  const kvTitle = slotNames(config, slug).kv ?? '';
-  const twin = await startTwin({
-    token: CLOUDFLARE_TOKEN,
-    seed: { ...seed, kv: [{ title: kvTitle, generate: { prefix: 'session:', count: KEYS } }] },
-  });
+/** A pool of slots, each released dirty by its last tenant, whose KV namespaces hold KEYS keys each. */
+async function dirtySlots(pool: string, slugs: readonly string[]): Promise<Twin> {
+  const seed = slotSeed(config, slugs);
+  const kv = slugs.map((slug) => ({
+    title: slotNames(config, slug).kv ?? '',
+    generate: { prefix: 'session:', count: KEYS },
+  }));
+  const twin = await startTwin({ token: CLOUDFLARE_TOKEN, seed: { ...seed, kv } });
   twin.faults.add({ pathPattern: '/storage/kv/namespaces/[^/]+/', delayMs: KV_DELAY_MS });
-  await client.add({ type: pool, slug });
-  const lease = await client.acquireSpecific({ type: pool, slug, holder: 'pr-41', leaseMs: 60_000 });
-  if (lease === null) throw new Error('the test slot could not be leased');
-  await client.release({ type: pool, slug, leaseId: lease.leaseId });
+  for (const slug of slugs) {
+    await client.add({ type: pool, slug });
+    const lease = await client.acquireSpecific({ type: pool, slug, holder: 'pr-41', leaseMs: 60_000 });
+    if (lease === null) throw new Error('the test slot could not be leased');
+    await client.release({ type: pool, slug, leaseId: lease.leaseId });
+  }
   return twin;
 }
 
-function gcInputs(pool: string, twin: Twin): Record<string, string> {
-  return actionInputs({ semaphore, twin }, pool, { command: 'gc' }, CONFIG_PATH);
+function gcInputs(pool: string, twin: Twin, extra: Record<string, string> = {}): Record<string, string> {
+  return actionInputs({ semaphore, twin }, pool, { command: 'gc', ...extra }, CONFIG_PATH);
 }
 
 const kvKeys = (twin: Twin, slug: string) =>
@@ -80,51 +83,61 @@ async function pollForAnySlot(pool: string, stop: Promise<unknown>): Promise<{ a
 }
 
 describe('a step that runs longer than the GC lease', () => {
-  it('keeps its lease by renewing inside the step: a pull request polling all along never gets the slot', async () => {
-    const pool = 'long-step-kept';
-    const slug = 'long-1';
-    const twin = await dirtySlot(pool, slug);
-    try {
-      const started = Date.now();
-      // The pull request starts asking once gc holds the slot.
-      let gcHolds: () => void = () => {};
-      const acquired = new Promise<void>((resolve) => {
-        gcHolds = resolve;
-      });
-      const run = runActionInProcess(gcInputs(pool, twin), {
-        leaseMs: GC_LEASE_MS,
-        ratePerSecond: 1_000,
-        semaphoreFetch: (inner) => async (input, init) => {
-          const response = await inner(input, init);
-          if (String(input).endsWith('/acquire-specific')) gcHolds();
-          return response;
-        },
-      });
-      const [result, polled] = await Promise.all([run, acquired.then(() => pollForAnySlot(pool, run))]);
-      const tookMs = Date.now() - started;
+  it.each([
+    { what: 'one slot', slugs: ['long-1'] },
+    { what: 'two slots in parallel, each renewing its own lease', slugs: ['long-3', 'long-4'] },
+  ])(
+    'keeps its lease by renewing inside the step ($what): a pull request polling all along never gets the slot',
+    async ({ slugs }) => {
+      const pool = `long-step-kept-${slugs.length}`;
+      const twin = await dirtySlots(pool, slugs);
+      try {
+        const started = Date.now();
+        // The pull request starts asking once gc holds every slot.
+        let gcHolds: () => void = () => {};
+        const acquired = new Promise<void>((resolve) => {
+          gcHolds = resolve;
+        });
+        let acquires = 0;
+        const inputs = gcInputs(pool, twin, { 'parallel-slots': String(slugs.length) });
+        const run = runActionInProcess(inputs, {
+          leaseMs: GC_LEASE_MS,
+          ratePerSecond: 1_000,
+          semaphoreFetch: (inner) => async (input, init) => {
+            const response = await inner(input, init);
+            if (String(input).endsWith('/acquire-specific') && ++acquires === slugs.length) gcHolds();
+            return response;
+          },
+        });
+        const [result, polled] = await Promise.all([run, acquired.then(() => pollForAnySlot(pool, run))]);
+        const tookMs = Date.now() - started;
 
-      expect(result.exitCode, result.log).toBe(0);
-      expect(result.report?.slots.map((slot) => slot.outcome)).toEqual(['reclaimed']);
-      expect(kvKeys(twin, slug)).toBe(0);
-      // The KV step alone outlasted the lease several times over…
-      expect(tookMs).toBeGreaterThan(2 * GC_LEASE_MS);
-      // …and the lease never lapsed: a pull request asked all along, and never took over an expired
-      // lease (gc's own release went through, or the run would not say reclaimed).
-      expect(polled.attempts).toBeGreaterThan(10);
-      const events = await client.events(pool, slug, 500);
-      const renewals = events.filter((event) => event.event === 'renewed' && event.holder === 'gc');
-      expect(renewals.length).toBeGreaterThanOrEqual(2);
-      expect(events.filter((event) => event.event === 'took-expired')).toEqual([]);
-      expect(secretLeaks(result, [SEMAPHORE_TOKEN, CLOUDFLARE_TOKEN])).toEqual([]);
-    } finally {
-      await twin.close();
-    }
-  }, 60_000);
+        expect(result.exitCode, result.log).toBe(0);
+        expect(result.report?.slots.map((slot) => slot.outcome)).toEqual(slugs.map(() => 'reclaimed'));
+        for (const slug of slugs) expect(kvKeys(twin, slug)).toBe(0);
+        // The KV step alone outlasted the lease several times over…
+        expect(tookMs).toBeGreaterThan(2 * GC_LEASE_MS);
+        // …and no lease ever lapsed: a pull request asked all along, and never took over an expired
+        // lease (gc's own releases went through, or the run would not say reclaimed).
+        expect(polled.attempts).toBeGreaterThan(10);
+        for (const slug of slugs) {
+          const events = await client.events(pool, slug, 500);
+          const renewals = events.filter((event) => event.event === 'renewed' && event.holder === 'gc');
+          expect(renewals.length, slug).toBeGreaterThanOrEqual(2);
+          expect(events.filter((event) => event.event === 'took-expired')).toEqual([]);
+        }
+        expect(secretLeaks(result, [SEMAPHORE_TOKEN, CLOUDFLARE_TOKEN])).toEqual([]);
+      } finally {
+        await twin.close();
+      }
+    },
+    60_000,
+  );
 
   it('stops before its next delete once a person forced the slot away mid-step', async () => {
     const pool = 'long-step-forced';
     const slug = 'long-2';
-    const twin = await dirtySlot(pool, slug);
+    const twin = await dirtySlots(pool, [slug]);
     let deletesAfterForce = 0;
     let forced = false;
     try {

@@ -1,13 +1,15 @@
 // Model-based test: fast-check plans interleavings of pull requests acquiring, renewing and releasing,
 // the deploy jobs of three more pull requests (the action's acquire), a person forcing a slot, two GC
 // runners at once (GitHub's and Depot's), a closed pull request's cleanup (the slot changing hands
-// before each of its forces), every runner stopped before each semaphore call and each destructive
-// Cloudflare call, clock jumps (the semaphore's test clock) and faults, against the real semaphore and
-// the Cloudflare twin, over slots with their own resource names or shared ones. Invariants: no erase
-// under someone else's lease, one owner per resource name, a force releases only the lease it read,
-// every gc lease ends released (or, its answer lost, runs out and the run says so), a deploy gets a
-// slot with no one else's data in it and keeps no lease when it hands nothing over, clean only after
-// a complete erase, dry run changes nothing, reports and exit codes tell the truth.
+// before each of its forces), GC and cleanup erasing one to three slots at once (parallel-slots), every
+// runner stopped before each semaphore call and each destructive Cloudflare call (each slot in flight
+// stopped on its own, the plan picking which goes on), clock jumps (the semaphore's test clock) and
+// faults, against the real semaphore and the Cloudflare twin, over slots with their own resource names
+// or shared ones. Invariants: no erase under someone else's lease, one owner per resource name, a force
+// releases only the lease it read, every gc lease ends released (or, its answer lost, runs out and the
+// run says so), a deploy gets a slot with no one else's data in it and keeps no lease when it hands
+// nothing over, clean only after a complete erase, dry run changes nothing, reports and exit codes tell
+// the truth.
 // PREVIEW_GC_MODEL_RUNS (default 200) sets the number of runs, PREVIEW_GC_MODEL_SEED replays one.
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -109,8 +111,9 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('forced-before-release', {
       start: ['expired', 'clean'],
       names: 'own',
+      holders: 'one-each',
       steps: [
-        { kind: 'gc-start', runner: 'github', dryRun: false, fault: null },
+        { kind: 'gc-start', runner: 'github', dryRun: false, fault: null, parallelSlots: 3 },
         { kind: 'gc-until', runner: 'github', before: 'release' },
         { kind: 'force', slot: 0 },
       ],
@@ -124,7 +127,8 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('shared-names', {
       start: ['live', 'expired'],
       names: 'shared',
-      steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null }],
+      holders: 'one-each',
+      steps: [{ kind: 'gc-start', runner: 'github', dryRun: false, fault: null, parallelSlots: 3 }],
     });
     expect(world.violations).toEqual([]);
     expect(world.trace.at(-1)).toMatch(/github ended 1: shared-names-b-1 erase-failed/);
@@ -136,6 +140,7 @@ describe('model: directed interleavings', () => {
     const world = await playDirected('deploy-after-release', {
       start: ['clean', 'expired'],
       names: 'own',
+      holders: 'one-each',
       steps: [
         { kind: 'pr-acquire', pr: 1 },
         { kind: 'deploy', pr: 11, fault: null },
@@ -154,11 +159,37 @@ describe('model: directed interleavings', () => {
       const world = await playDirected(`changed-hands-${change}`, {
         start: ['live', 'clean'],
         names: 'own',
-        steps: [{ kind: 'cleanup-start', pr: 90, change }],
+        holders: 'one-each',
+        steps: [{ kind: 'cleanup-start', pr: 90, change, parallelSlots: 3 }],
       });
       expect(world.violations).toEqual([]);
       expect(world.trace).toContain(`cleanup released changed-hands-${change}-a-1 by force: false`);
       expect(world.trace.at(-1)).toBe(`cleanup ended 0: changed-hands-${change}-a-1 skipped`);
+    },
+  );
+});
+
+describe('model: slots in parallel', () => {
+  // A closed pull request held both slots; its cleanup works on both at once, and each slot changes
+  // hands between cleanup's read and its force, while the other slot's lane waits mid-way.
+  it.each(['pr-hands-over', 'person-forces'] as const)(
+    "cleanup's forces in two lanes release nothing of the slots' new holders (%s)",
+    async (change) => {
+      const id = `parallel-cleanup-${change}`;
+      const world = await playDirected(id, {
+        start: ['live', 'live'],
+        holders: 'one-for-both',
+        names: 'own',
+        steps: [
+          { kind: 'cleanup-start', pr: 90, change, parallelSlots: 2 },
+          { kind: 'gc-step', runner: 'cleanup', times: 3, lane: 1 },
+        ],
+      });
+      expect(world.violations).toEqual([]);
+      expect(world.trace).toContainEqual(expect.stringMatching(/^cleanup goes on before /));
+      for (const slot of ['a', 'b'])
+        expect(world.trace).toContain(`cleanup released ${id}-${slot}-1 by force: false`);
+      expect(world.trace.at(-1)).toBe(`cleanup ended 0: ${id}-a-1 skipped, ${id}-b-1 skipped`);
     },
   );
 });

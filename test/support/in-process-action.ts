@@ -2,9 +2,10 @@
 // outputs, and everything GitHub would show captured instead of written. Two ways to execute:
 // - `execute: 'real'`: the real `executeSettings` (config loading, clients, defaults), unchanged;
 // - `execute: knobs`: the same `executeSettings`, with what a fast test needs and the action's inputs
-//   do not offer: a GC lease under ten minutes, a higher request rate, and `fetch` wrappers that watch
-//   requests, break them or give up on them early.
+//   do not offer: a GC lease under ten minutes, a higher request rate, `fetch` wrappers that watch
+//   requests, break them or give up on them early, and a view of the run's progress events.
 
+import type { ProgressEvent } from '../../src/commands/context.ts';
 import type { ActionDependencies } from '../../src/main.ts';
 import { githubActionDependencies, run } from '../../src/main.ts';
 import type { RunReport } from '../../src/report/model.ts';
@@ -19,6 +20,8 @@ export interface ExecutionKnobs {
   semaphoreFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the Cloudflare client's fetch. */
   cloudflareFetch?: (inner: typeof fetch) => typeof fetch;
+  /** Sees every progress event (a slot started or finished) as the command emits it, after the log does. */
+  onProgress?: (event: ProgressEvent) => void;
 }
 
 export interface InProcessRun {
@@ -72,6 +75,10 @@ function executeWith(knobs: ExecutionKnobs): ActionDependencies['execute'] {
       },
       {
         ...options,
+        progress: (event) => {
+          options.progress(event);
+          knobs.onProgress?.(event);
+        },
         fetch: {
           ...(knobs.semaphoreFetch === undefined ? {} : { semaphore: knobs.semaphoreFetch(fetch) }),
           ...(knobs.cloudflareFetch === undefined ? {} : { cloudflare: knobs.cloudflareFetch(fetch) }),

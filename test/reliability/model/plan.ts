@@ -1,11 +1,13 @@
 // The plans fast-check generates (and shrinks): how the two slots start, then a sequence of steps by
 // pull requests, a person, the clock, two GC runners, a cleanup and three deploy jobs, each runner
-// moved one stop at a time.
+// moved one stop at a time: for a runner with slots in parallel, the stop of the lane the plan picks.
 import fc from 'fast-check';
 import { DEPLOY_PULL_REQUESTS, type RunFault, type RunnerName } from './runner.ts';
-import type { Plan, SlotStart, Step } from './world.ts';
+import type { ParallelSlots, Plan, SlotStart, Step } from './world.ts';
 
 const slotStart: fc.Arbitrary<SlotStart> = fc.constantFrom('clean', 'dirty', 'live', 'expired');
+/** One slot at a time, both slots of the pool at once, and more lanes than slots. */
+const parallelSlots: fc.Arbitrary<ParallelSlots> = fc.constantFrom(1, 2, 3);
 const gcRunner = fc.constantFrom('github' as const, 'depot' as const);
 const runner: fc.Arbitrary<RunnerName> = fc.constantFrom(
   'github' as const,
@@ -68,6 +70,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
         { weight: 1, arbitrary: fc.constant(true) },
       ),
       fault: fc.option(fault, { freq: 2 }),
+      parallelSlots,
     }),
   },
   {
@@ -76,6 +79,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('cleanup-start' as const),
       pr: closedPr,
       change: fc.constantFrom('none' as const, 'person-forces' as const, 'pr-hands-over' as const),
+      parallelSlots,
     }),
   },
   {
@@ -92,12 +96,29 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       kind: fc.constant('gc-step' as const),
       runner,
       times: fc.integer({ min: 1, max: 3 }),
+      /** Which stopped call goes on (modulo those stopped); shrinks to the first. */
+      lane: fc.integer({ min: 0, max: 2 }),
     }),
   },
 );
 
+/** Either slot on its own, or both alike: two slots for gc (or a closed pull request's cleanup) at once. */
+const start: fc.Arbitrary<Plan['start']> = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(slotStart, slotStart) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('dirty' as const, 'live' as const, 'expired' as const)
+      .map((state): Plan['start'] => [state, state]),
+  },
+);
+
 export const planArbitrary: fc.Arbitrary<Plan> = fc.record({
-  start: fc.tuple(slotStart, slotStart),
+  start,
+  holders: fc.oneof(
+    { weight: 2, arbitrary: fc.constant('one-each' as const) },
+    { weight: 1, arbitrary: fc.constant('one-for-both' as const) },
+  ),
   names: fc.oneof(
     { weight: 4, arbitrary: fc.constant('own' as const) },
     { weight: 1, arbitrary: fc.constant('shared' as const) },

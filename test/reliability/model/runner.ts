@@ -2,7 +2,10 @@
 // pull request's deploy job (acquire). The real action in-process, whose semaphore and Cloudflare
 // traffic passes through wrappers that (1) stop it before every semaphore call and every destructive
 // Cloudflare call until the model lets it go on, so other actors act in between, (2) tell the world
-// what the semaphore really answered, and (3) inject the run's one fault.
+// what the semaphore really answered, and (3) inject the run's one fault. With slots in parallel,
+// each slot in flight (a lane of workThroughSlots) stops on its own: the runner keeps a queue of
+// stopped calls and counts on the action's progress events to know how many lanes it waits for.
+import type { ProgressEvent } from '../../../src/commands/context.ts';
 import type { Lease, ReleaseAnswer } from '../../../src/semaphore/protocol.ts';
 import { type InProcessRun, runActionInProcess } from '../../support/in-process-action.ts';
 
@@ -36,12 +39,15 @@ export type RunFault =
 /** What the runner reports to the world, which keeps the one log every invariant is checked on. */
 export interface RunnerObserver {
   granted(runner: Runner, lease: Lease): void;
-  fenced(runner: Runner, ok: boolean): void;
+  /** The runner proved its lease on `held.slug` (an acquire or a renew), or learnt it is gone. */
+  fenced(runner: Runner, held: HeldLease, ok: boolean): void;
   released(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer): void;
   /** Right before a force goes out: the world may hand the slot to someone else now. */
   beforeForce(runner: Runner, slug: string): Promise<void>;
+  /** The slot whose resources a Cloudflare path names (the runner's own one first), or null. */
+  slotOfChange(runner: Runner, path: string): string | null;
   /** Checked before the call goes out (the world may look at the semaphore meanwhile). */
-  destructive(runner: Runner, method: string, path: string): Promise<void>;
+  destructive(runner: Runner, method: string, path: string, slug: string | null): Promise<void>;
   note(line: string): void;
 }
 
@@ -52,6 +58,25 @@ export interface ReleaseBody {
   force?: boolean;
   ifHolder?: string;
   ifGeneration?: number;
+}
+
+/** A lease the runner knows it holds, from its acquire answer until it sends the release. */
+export interface HeldLease {
+  slug: string;
+  generation: number;
+  /** Its last fence (the acquire, then each renew): the model log's sequence number and the answer. */
+  lastFence: { seq: number; ok: boolean } | null;
+  /** The latest change under it: its sequence number and the erase step it belongs to. */
+  lastChange: { seq: number; step: string } | null;
+  /** Server time the model moved the clock on since the lease was last acquired or renewed. */
+  advancedSinceFence: number;
+}
+
+/** A call the runner is stopped before, and the slot it is about (none for a listing or a deploy's acquire). */
+export interface StoppedCall {
+  kind: StopKind;
+  slug: string | null;
+  resume: () => void;
 }
 
 export interface RunnerOptions {
@@ -78,6 +103,14 @@ function bodyText(init: RequestInit | undefined): string {
   return typeof init?.body === 'string' ? init.body : '';
 }
 
+/** The slot a semaphore call is about: its body's `slug`, or a single slot's path (a find). */
+function slugOfCall(pathname: string, body: string): string | null {
+  const slug = (parse(body) as { slug?: unknown } | undefined)?.slug;
+  if (typeof slug === 'string') return slug;
+  const path = /^\/api\/resources\/[^/]+\/([^/]+)$/.exec(pathname);
+  return path === null ? null : decodeURIComponent(path[1] as string);
+}
+
 function parse(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -90,27 +123,24 @@ export class Runner {
   readonly name: RunnerName;
   readonly dryRun: boolean;
   readonly fault: RunFault | undefined;
-  /** The lease the runner knows it holds (its last acquire answer), until it sends the release. */
-  current: { slug: string; generation: number } | null = null;
+  /** The leases the runner knows it holds, by slot: one per slot in flight. */
+  readonly held = new Map<string, HeldLease>();
   /** Its last acquire answer, whole (a deploy's lease, which the pull request keeps). */
   lastLease: Lease | null = null;
   /** Leases the semaphore granted this run (slug#generation), reused ones included. */
   readonly granted: string[] = [];
-  /** Its last fence (renew) of the current lease: the model log's sequence number and the answer. */
-  lastFence: { seq: number; ok: boolean } | null = null;
-  /** The runner's latest change: its sequence number and the erase step it belongs to. */
-  lastChange: { seq: number; step: string } | null = null;
-  /** Server time the model moved the clock on since the runner last acquired or renewed. */
-  advancedSinceFence = 0;
   faultInjected = false;
   readonly semaphoreCalls: { method: string; path: string; body: string }[] = [];
   readonly destructiveCalls: string[] = [];
   result: InProcessRun | undefined;
-  /** Where the runner waits now: before a semaphore call (`list`, `acquire`, `renew`, `release`) or a `change`. */
-  waitingBefore: StopKind | null = null;
+  /** The calls the runner waits before now, in the order they stopped: one per lane at most. */
+  readonly stopped: StoppedCall[] = [];
+  /** The most calls of this run that waited at once (two or more: slots in parallel, interleaved). */
+  mostStoppedAtOnce = 0;
   private calls = { semaphore: 0, cloudflare: 0 };
   private readonly options: RunnerOptions;
-  private resume: (() => void) | null = null;
+  /** Slots started and not finished (workThroughSlots' lanes at work). */
+  private slotsInFlight = 0;
   private waiting: (() => void)[] = [];
 
   constructor(options: RunnerOptions) {
@@ -131,39 +161,67 @@ export class Runner {
       ratePerSecond: 1_000,
       semaphoreFetch: (inner) => this.semaphoreFetch(inner),
       cloudflareFetch: (inner) => this.cloudflareFetch(inner),
+      onProgress: (event) => this.progressed(event),
     }).then((result) => {
       this.result = result;
-      this.arrived();
+      this.changed();
     });
     await this.settled();
   }
 
-  /** Lets the runner go on to its next stop (or to its end). */
-  async step(): Promise<void> {
-    const resume = this.resume;
-    this.resume = null;
-    resume?.();
+  /**
+   * Lets one stopped call go on (`pick`, modulo the calls stopped: the plan chooses the lane) and
+   * returns once the runner is settled again.
+   */
+  async step(pick = 0): Promise<void> {
+    const [call] = this.stopped.splice(pick % Math.max(1, this.stopped.length), 1);
+    call?.resume();
     await this.settled();
   }
 
-  private arrived(): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const wake of waiting) wake();
+  private progressed(event: ProgressEvent): void {
+    if (event.kind === 'slot-started') this.slotsInFlight += 1;
+    else if (event.kind === 'slot-finished') this.slotsInFlight -= 1;
+    else return;
+    this.changed();
+  }
+
+  /**
+   * Settled: the run ended, or each of its flows waits before a call: every slot in flight, or the
+   * command's own flow while no slot is (before the first slot starts and after the last one ends).
+   * A flow that runs (between calls, or waiting on a timer or an answer) keeps the runner unsettled.
+   * A slot whose work throws (a bug, not an outcome) sends no `slot-finished`: the runner then waits
+   * for it until the test's timeout, which fails the test rather than letting a lane run unwatched.
+   */
+  private get isSettled(): boolean {
+    return this.done || this.stopped.length >= Math.max(1, this.slotsInFlight);
+  }
+
+  /**
+   * Judged after each event (a call stops, a slot starts or finishes, the run ends), once the
+   * action's synchronous turn is over: a lane that finishes a slot starts its next slot in the same
+   * turn, and must not be taken for a lane that ended.
+   */
+  private changed(): void {
+    queueMicrotask(() => {
+      if (!this.isSettled) return;
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const wake of waiting) wake();
+    });
   }
 
   private settled(): Promise<void> {
-    if (this.done || this.resume !== null) return Promise.resolve();
+    if (this.isSettled) return Promise.resolve();
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private async stop(kind: StopKind): Promise<void> {
-    await new Promise<void>((resolve) => {
-      this.waitingBefore = kind;
-      this.resume = resolve;
-      this.arrived();
+  private stop(kind: StopKind, slug: string | null): Promise<void> {
+    return new Promise<void>((resume) => {
+      this.stopped.push({ kind, slug, resume });
+      this.mostStoppedAtOnce = Math.max(this.mostStoppedAtOnce, this.stopped.length);
+      this.changed();
     });
-    this.waitingBefore = null;
   }
 
   private takeFault(side: RunFault['side'], nth: number): RunFault['kind'] | undefined {
@@ -175,9 +233,9 @@ export class Runner {
   private semaphoreFetch(inner: typeof fetch): typeof fetch {
     return async (input, init) => {
       const url = new URL(String(input));
-      await this.stop(stopKindOf(url.pathname));
-      const method = init?.method ?? 'GET';
       const body = bodyText(init);
+      await this.stop(stopKindOf(url.pathname), slugOfCall(url.pathname, body));
+      const method = init?.method ?? 'GET';
       const request = parse(body) as ReleaseBody | undefined;
       if (request?.force === true) await this.options.observer.beforeForce(this, request.slug);
       this.semaphoreCalls.push({ method, path: `${url.pathname}${url.search}`, body });
@@ -209,21 +267,27 @@ export class Runner {
       this.granted.push(`${lease.slug}#${lease.generation}`);
       if (known) {
         this.lastLease = lease;
-        this.current = { slug: lease.slug, generation: lease.generation };
-        this.lastChange = null;
-        this.advancedSinceFence = 0;
+        const held: HeldLease = {
+          slug: lease.slug,
+          generation: lease.generation,
+          lastFence: null,
+          lastChange: null,
+          advancedSinceFence: 0,
+        };
+        this.held.set(lease.slug, held);
         // A fresh lease proves the slot is the runner's just like a renew does.
-        observer.fenced(this, true);
+        observer.fenced(this, held, true);
       }
     }
-    if (pathname.endsWith('/renew') && known) {
-      observer.fenced(this, answer !== null);
-      observer.note(`${this.name} renewed: ${answer === null ? 'gone' : 'ok'}`);
-      if (answer !== null) this.advancedSinceFence = 0;
+    const renewed = request?.slug === undefined ? undefined : this.held.get(request.slug);
+    if (pathname.endsWith('/renew') && known && renewed !== undefined) {
+      observer.fenced(this, renewed, answer !== null);
+      observer.note(`${this.name} renewed ${renewed.slug}: ${answer === null ? 'gone' : 'ok'}`);
+      if (answer !== null) renewed.advancedSinceFence = 0;
     }
     if (pathname.endsWith('/release') && request?.slug !== undefined) {
       observer.released(this, request, answer as ReleaseAnswer);
-      this.current = null;
+      this.held.delete(request.slug);
     }
   }
 
@@ -232,9 +296,10 @@ export class Runner {
       const url = new URL(input instanceof Request ? input.url : String(input));
       const method = (init?.method ?? 'GET').toUpperCase();
       if (isDestructive(method, url.pathname, bodyText(init))) {
-        await this.stop('change');
+        const slug = this.options.observer.slotOfChange(this, url.pathname);
+        await this.stop('change', slug);
         this.destructiveCalls.push(`${method} ${url.pathname}`);
-        await this.options.observer.destructive(this, method, url.pathname);
+        await this.options.observer.destructive(this, method, url.pathname, slug);
       }
       this.calls.cloudflare += 1;
       const fault = this.takeFault('cloudflare', this.calls.cloudflare);

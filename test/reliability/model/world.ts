@@ -2,8 +2,10 @@
 // Cloudflare twin, pull requests and a person acting on the semaphore directly, and the runners: up
 // to two GC runs (GitHub's and Depot's), a closed pull request's cleanup and the deploy jobs of three
 // pull requests (acquire), which the plan moves forward one semaphore call or destructive Cloudflare
-// call at a time. Every lease the semaphore grants is logged in plan order, which is what the
-// invariants are checked against, as they happen and at the end.
+// call at a time. GC and cleanup run their slots in parallel (`parallel-slots` 1 to 3, the plan's
+// choice): the plan also picks which of a runner's stopped calls goes on, and the invariants follow
+// each lease of a runner on its own. Every lease the semaphore grants is logged in plan order, which
+// is what the invariants are checked against, as they happen and at the end.
 import type { SlotConfig } from '../../../src/config/slot-config.ts';
 import { type SemaphoreClient, SemaphoreError } from '../../../src/semaphore/client.ts';
 import type { LocalSemaphore } from '../../../src/semaphore/local.ts';
@@ -24,6 +26,7 @@ import { startTwin, type Twin } from '../../twin/twin.ts';
 import {
   type DeployPullRequest,
   type GcRunnerName,
+  type HeldLease,
   type ReleaseBody,
   type RunFault,
   Runner,
@@ -62,18 +65,28 @@ export type SlotNames = 'own' | 'shared';
 
 export type SlotStart = 'clean' | 'dirty' | 'live' | 'expired';
 
+/** How many slots a GC or cleanup run works on at once (its `parallel-slots`). */
+export type ParallelSlots = 1 | 2 | 3;
+
 export type Step =
   | { kind: 'pr-acquire' | 'pr-renew' | 'pr-release'; pr: number }
   | { kind: 'force'; slot: 0 | 1 }
   | { kind: 'person-release' }
   | { kind: 'advance'; by: keyof typeof ADVANCE_MS }
-  | { kind: 'gc-start'; runner: GcRunnerName; dryRun: boolean; fault: RunFault | null }
+  | {
+      kind: 'gc-start';
+      runner: GcRunnerName;
+      dryRun: boolean;
+      fault: RunFault | null;
+      parallelSlots: ParallelSlots;
+    }
   /** A pull request closed: cleanup runs for it, and before each of its forces the slot may change hands. */
-  | { kind: 'cleanup-start'; pr: number; change: HolderChange }
+  | { kind: 'cleanup-start'; pr: number; change: HolderChange; parallelSlots: ParallelSlots }
   /** A pull request pushes: its deploy job starts (or, running, goes on one stop). */
   | { kind: 'deploy'; pr: DeployPullRequest; fault: RunFault | null }
-  | { kind: 'gc-step'; runner: RunnerName; times: number }
-  /** Moves the runner on until it waits before that kind of call (or ends). */
+  /** Moves the runner on `times` calls; `lane` picks which of its stopped calls goes on each time. */
+  | { kind: 'gc-step'; runner: RunnerName; times: number; lane: number }
+  /** Moves the runner on until one of its calls waits before that kind of call (or it ends). */
   | { kind: 'gc-until'; runner: RunnerName; before: StopKind };
 
 /**
@@ -82,8 +95,15 @@ export type Step =
  */
 export type HolderChange = 'none' | 'person-forces' | 'pr-hands-over';
 
+/**
+ * Who holds the slots that start held (live, expired or dirty): pr-90 and pr-91, or pr-90 both (a
+ * pull request with two slots, whose cleanup works on both, in parallel when it may).
+ */
+export type StartHolders = 'one-each' | 'one-for-both';
+
 export interface Plan {
   start: [SlotStart, SlotStart];
+  holders: StartHolders;
   /** Whether the two slots name their own resources or share them (a config gc must refuse). */
   names: SlotNames;
   steps: Step[];
@@ -118,7 +138,8 @@ export class World implements RunnerObserver {
   private seq = 0;
   private readonly grants: Grant[] = [];
   private readonly releases: Release[] = [];
-  private readonly leases = new Map<string, Lease>();
+  /** The leases of pull requests and the person, as they believe they hold them (one each, but pr-90's start). */
+  private leases: Lease[] = [];
   private readonly runners = new Map<RunnerName, Runner>();
   /** The pull request the running cleanup is for, and what happens before each of its forces. */
   private cleanup: { pr: number; change: HolderChange } | undefined;
@@ -143,7 +164,11 @@ export class World implements RunnerObserver {
     return this.env.configs[this.names].config;
   }
 
-  static async create(env: ModelEnv, id: string, plan: Pick<Plan, 'start' | 'names'>): Promise<World> {
+  static async create(
+    env: ModelEnv,
+    id: string,
+    plan: Pick<Plan, 'start' | 'names' | 'holders'>,
+  ): Promise<World> {
     const slugs: [string, string] = [`${id}-a-1`, `${id}-b-1`];
     const clean = slugs.filter((_, index) => plan.start[index] === 'clean');
     const { config } = env.configs[plan.names];
@@ -154,7 +179,7 @@ export class World implements RunnerObserver {
         : slotSeed(config, [slugs[0]], clean.length === 2 ? [slugs[0]] : []);
     const twin = await startTwin({ token: env.cloudflareToken, seed });
     const world = new World(env, `model-${id}`, slugs, twin, plan.names);
-    await world.seed(plan.start);
+    await world.seed(plan.start, plan.holders);
     return world;
   }
 
@@ -173,23 +198,23 @@ export class World implements RunnerObserver {
     this.violations.push(`${problem} (after: ${this.trace.slice(-6).join('; ')})`);
   }
 
-  private async seed(start: Plan['start']): Promise<void> {
+  private async seed(start: Plan['start'], holders: StartHolders): Promise<void> {
     const { client } = this.env;
     for (const [index, slug] of this.slugs.entries()) {
       await client.add({ type: this.pool, slug });
       const state = start[index];
       if (state === 'clean') continue;
-      const holder = `pr-${90 + index}`;
+      const holder = `pr-${holders === 'one-for-both' ? 90 : 90 + index}`;
       const leaseMs = state === 'expired' ? 1_000 : PR_LEASE_MS;
       const lease = await client.acquireSpecific({ type: this.pool, slug, holder, leaseMs });
       if (lease === null) throw new Error(`model: ${slug} could not be leased`);
       this.grant(lease, false);
       if (state === 'dirty') await client.release({ type: this.pool, slug, leaseId: lease.leaseId });
       // A live pull request can hand its slot over (HolderChange) like the ones the plan starts.
-      if (state === 'live') this.leases.set(holder, lease);
+      if (state === 'live') this.leases.push(lease);
     }
     if (start.includes('expired')) await advanceClock(this.env.semaphore, this.pool, 2_000);
-    this.trace.push(`start ${start.join('/')}, ${this.names} names`);
+    this.trace.push(`start ${start.join('/')} (${holders}), ${this.names} names`);
   }
 
   private grant(lease: Lease, force: boolean): void {
@@ -204,10 +229,18 @@ export class World implements RunnerObserver {
     });
   }
 
-  /** A tenant deploys into the slot it got: new rows, keys and a redeployed Worker. */
+  /** A tenant deploys into the slot it got (the one lease it holds now): new rows, keys and a redeployed Worker. */
   private moveIn(lease: Lease, who: string): void {
     this.twin.seed(tenantData(this.config, lease.slug, who));
-    this.leases.set(who, lease);
+    this.leases = [...this.leases.filter((held) => held.holder !== who), lease];
+  }
+
+  private leaseOf(holder: string): Lease | undefined {
+    return this.leases.find((lease) => lease.holder === holder);
+  }
+
+  private forget(lease: Lease): void {
+    this.leases = this.leases.filter((held) => held !== lease);
   }
 
   async play(plan: Plan): Promise<void> {
@@ -225,13 +258,19 @@ export class World implements RunnerObserver {
     return [...this.runners.values()];
   }
 
-  private async stepRunner(runner: Runner): Promise<void> {
-    await runner.step();
+  private async stepRunner(runner: Runner, lane = 0): Promise<void> {
+    if (runner.stopped.length > 1) {
+      const call = runner.stopped[lane % runner.stopped.length];
+      count('steps choosing among stopped calls of one runner');
+      this.trace.push(`${runner.name} goes on before ${call?.kind} of ${call?.slug ?? 'the pool'}`);
+    }
+    await runner.step(lane);
     if (!runner.done) return;
     this.runners.delete(runner.name);
     this.finished.push(runner);
     if (isDeploy(runner)) await this.deployEnded(runner);
     count(kindOfRun(runner));
+    if (runner.mostStoppedAtOnce >= 2) count(`${kindOfRun(runner)} with two or more calls stopped at once`);
     if (runner.faultInjected) count('faults injected');
     for (const slot of runner.result?.report?.slots ?? []) count(`outcome ${slot.outcome}`);
     const outcomes = runner.result?.report?.slots.map((slot) => `${slot.slug} ${slot.outcome}`) ?? [];
@@ -252,28 +291,28 @@ export class World implements RunnerObserver {
       case 'advance':
         return this.advance(ADVANCE_MS[step.by]);
       case 'gc-start':
-        return this.gcStarts(step.runner, step.dryRun, step.fault ?? undefined);
+        return this.gcStarts(step.runner, step.dryRun, step.fault ?? undefined, step.parallelSlots);
       case 'cleanup-start':
-        return this.cleanupStarts(step.pr, step.change);
+        return this.cleanupStarts(step.pr, step.change, step.parallelSlots);
       case 'deploy':
         return this.deployStarts(step.pr, step.fault ?? undefined);
       case 'gc-step':
         for (let i = 0; i < step.times; i++) {
           const runner = this.runners.get(step.runner);
-          if (runner !== undefined) await this.stepRunner(runner);
+          if (runner !== undefined) await this.stepRunner(runner, step.lane);
         }
         return;
       case 'gc-until':
         for (let runner = this.runners.get(step.runner); runner; runner = this.runners.get(step.runner)) {
           await this.stepRunner(runner);
-          if (runner.waitingBefore === step.before) return;
+          if (runner.stopped.some((call) => call.kind === step.before)) return;
         }
         return;
     }
   }
 
   private async pullRequestAcquires(holder: string): Promise<void> {
-    if (this.leases.has(holder)) return;
+    if (this.leaseOf(holder) !== undefined) return;
     try {
       const lease = await this.env.client.acquire({ type: this.pool, holder, leaseMs: PR_LEASE_MS });
       this.grant(lease, false);
@@ -300,18 +339,30 @@ export class World implements RunnerObserver {
     this.trace.push(`${PERSON} forced ${slug}#${lease.generation}`);
   }
 
-  private async gcStarts(name: RunnerName, dryRun: boolean, fault: RunFault | undefined): Promise<void> {
+  private async gcStarts(
+    name: RunnerName,
+    dryRun: boolean,
+    fault: RunFault | undefined,
+    parallelSlots: ParallelSlots,
+  ): Promise<void> {
     const running = this.runners.get(name);
     if (running !== undefined) return this.stepRunner(running);
-    const runner = this.startRunner(name, dryRun, fault, { command: 'gc' });
-    const how = `${dryRun ? ' (dry run)' : ''}${fault ? ` with fault ${JSON.stringify(fault)}` : ''}`;
+    const runner = this.startRunner(name, dryRun, fault, {
+      command: 'gc',
+      'parallel-slots': String(parallelSlots),
+    });
+    const how = `${dryRun ? ' (dry run)' : ''}${fault ? ` with fault ${JSON.stringify(fault)}` : ''}, ${parallelSlots} at once`;
     this.trace.push(`${name} started${how}`);
     await runner.start();
   }
 
   private async endOrRenew(holder: string, renew: boolean): Promise<void> {
-    const lease = this.leases.get(holder);
-    if (lease === undefined) return;
+    const lease = this.leaseOf(holder);
+    if (lease !== undefined) await this.endOrRenewLease(lease, renew);
+  }
+
+  private async endOrRenewLease(lease: Lease, renew: boolean): Promise<void> {
+    const { holder } = lease;
     const { client } = this.env;
     if (renew) {
       const renewed = await client.renew({
@@ -320,12 +371,12 @@ export class World implements RunnerObserver {
         leaseId: lease.leaseId,
         leaseMs: PR_LEASE_MS,
       });
-      if (renewed === null) this.leases.delete(holder);
+      if (renewed === null) this.forget(lease);
       this.trace.push(`${holder} renewed ${lease.slug}: ${renewed === null ? 'gone' : 'ok'}`);
       return;
     }
     const answer = await client.release({ type: this.pool, slug: lease.slug, leaseId: lease.leaseId });
-    this.leases.delete(holder);
+    this.forget(lease);
     this.trace.push(`${holder} released ${lease.slug}: ${answer.released}`);
   }
 
@@ -334,25 +385,28 @@ export class World implements RunnerObserver {
    * fences: a single erase step never takes longer than the GC's lease (see docs/reliability.md).
    */
   private async advance(ms: number): Promise<void> {
-    const holding = this.running().filter((runner) => runner.current !== null);
-    if (holding.some((runner) => runner.advancedSinceFence + ms >= GC_LEASE_MS)) {
+    const held = this.running().flatMap((runner) => [...runner.held.values()]);
+    if (held.some((lease) => lease.advancedSinceFence + ms >= GC_LEASE_MS)) {
       this.trace.push(`clock +${ms / 1000} s skipped (a runner is mid-step)`);
       return;
     }
     await advanceClock(this.env.semaphore, this.pool, ms);
-    for (const runner of holding) runner.advancedSinceFence += ms;
+    for (const lease of held) lease.advancedSinceFence += ms;
     this.trace.push(`clock +${ms / 1000} s`);
   }
 
-  private async cleanupStarts(pr: number, change: HolderChange): Promise<void> {
+  private async cleanupStarts(pr: number, change: HolderChange, parallelSlots: ParallelSlots): Promise<void> {
     const running = this.runners.get('cleanup');
     if (running !== undefined) return this.stepRunner(running);
     this.cleanup = { pr, change };
     const runner = this.startRunner('cleanup', false, undefined, {
       command: 'cleanup',
       'pull-request': String(pr),
+      'parallel-slots': String(parallelSlots),
     });
-    this.trace.push(`cleanup of pr-${pr} started${change === 'none' ? '' : `, ${change} before each force`}`);
+    this.trace.push(
+      `cleanup of pr-${pr} started${change === 'none' ? '' : `, ${change} before each force`}, ${parallelSlots} at once`,
+    );
     await runner.start();
   }
 
@@ -394,9 +448,9 @@ export class World implements RunnerObserver {
 
   /** The closed pull request's lease on `slug` ends, and another pull request acquires the slot. */
   private async handOver(slug: string): Promise<void> {
-    const holding = [...this.leases].find(([, lease]) => lease.slug === slug)?.[0];
-    if (holding !== undefined) await this.endOrRenew(holding, false);
-    const taker = ['pr-1', 'pr-2', 'pr-3'].find((holder) => !this.leases.has(holder));
+    const holding = this.leases.find((lease) => lease.slug === slug);
+    if (holding !== undefined) await this.endOrRenewLease(holding, false);
+    const taker = ['pr-1', 'pr-2', 'pr-3'].find((holder) => this.leaseOf(holder) === undefined);
     if (taker === undefined) return;
     const lease = await this.env.client.acquireSpecific({
       type: this.pool,
@@ -432,10 +486,10 @@ export class World implements RunnerObserver {
         'cloudflare-api-token': this.env.cloudflareToken,
         'cloudflare-account-id': this.twin.accountId,
         'cloudflare-api-base-url': this.twin.baseUrl,
-        // One slot at a time: the runner stops the action before each call and lets one go on at a
-        // time, and the invariants follow one lease per runner. Slots in parallel are covered by the
-        // fault matrix, test/gc/sweep.unit.test.ts and test/e2e/action-signal.test.ts.
-        'parallel-slots': '1',
+        // gc and cleanup name their `parallel-slots` in `command`; a deploy holds one slot anyway.
+        // Slots in parallel stop on their own, each before its own calls: the runner lets one of them
+        // go on at a time (the one the plan picks) and waits until every lane in flight is stopped
+        // again (runner.ts), and the invariants follow each lease the runner holds on its own.
       },
     });
     this.runners.set(name, runner);
@@ -453,8 +507,8 @@ export class World implements RunnerObserver {
     this.trace.push(line);
   }
 
-  fenced(runner: Runner, ok: boolean): void {
-    runner.lastFence = { seq: this.next(), ok };
+  fenced(_runner: Runner, held: HeldLease, ok: boolean): void {
+    held.lastFence = { seq: this.next(), ok };
   }
 
   async beforeForce(runner: Runner, slug: string): Promise<void> {
@@ -473,7 +527,7 @@ export class World implements RunnerObserver {
       seq: this.next(),
       runner: runner.name,
       slug,
-      generation: runner.current?.generation,
+      generation: runner.held.get(slug)?.generation,
       released: answer.released,
       dirty: answer.dirty,
     });
@@ -508,24 +562,32 @@ export class World implements RunnerObserver {
    * erase before its next request that is due a renew; the step in flight finishes, even when the
    * person has let the slot go and someone else took it since).
    */
-  async destructive(runner: Runner, method: string, path: string): Promise<void> {
+  async destructive(runner: Runner, method: string, path: string, slug: string | null): Promise<void> {
     count('destructive calls checked');
-    await this.checkNameOwners(runner, method, path);
-    const current = runner.current;
-    const forced = (g: Grant) => g.slug === current?.slug && g.force && g.generation > current.generation;
+    await this.checkNameOwners(runner, method, path, slug);
+    const held = slug === null ? undefined : runner.held.get(slug);
+    const forced = (g: Grant) => g.slug === held?.slug && g.force && g.generation > held.generation;
     if (this.grants.some(forced)) count('destructive calls after a force (the step in flight)');
-    const problem = this.destructiveProblem(runner, path);
+    const problem = this.destructiveProblem(runner, held, path);
     if (problem !== undefined) {
       this.violate(`${runner.name} ${method} ${path.replace(/^.*\/accounts\/[^/]+/, '')}: ${problem}`);
     }
+  }
+
+  /** The slot whose resources the path names; with shared names, the one the runner holds first. */
+  slotOfChange(runner: Runner, path: string): string | null {
+    const named = this.slugs.filter((slug) =>
+      slotPathMarkers(this.twin, this.config, slug).some((marker) => `${path}/`.includes(marker)),
+    );
+    return named.find((slug) => runner.held.has(slug)) ?? named[0] ?? null;
   }
 
   /**
    * One owner per resource name: a change may touch another slot's resources (a config that gives two
    * slots one name) only while nobody holds that slot. The semaphore says who does, right now.
    */
-  private async checkNameOwners(runner: Runner, method: string, path: string): Promise<void> {
-    const others = this.slugs.filter((slug) => slug !== runner.current?.slug);
+  private async checkNameOwners(runner: Runner, method: string, path: string, slug: string | null) {
+    const others = this.slugs.filter((other) => other !== slug);
     const touched = others.filter((slug) =>
       slotPathMarkers(this.twin, this.config, slug).some((marker) => `${path}/`.includes(marker)),
     );
@@ -539,14 +601,19 @@ export class World implements RunnerObserver {
     }
   }
 
-  private destructiveProblem(runner: Runner, path: string): string | undefined {
-    const current = runner.current;
-    const fence = runner.lastFence;
-    const previous = runner.lastChange;
+  /** Judged against the runner's lease on the slot the change touches (each slot in flight has its own). */
+  private destructiveProblem(
+    runner: Runner,
+    current: HeldLease | undefined,
+    path: string,
+  ): string | undefined {
     const step = eraseStepOf(path);
-    runner.lastChange = { seq: this.next(), step };
+    const change = { seq: this.next(), step };
     if (runner.dryRun) return 'a dry run changed something';
-    if (current === null) return 'a change without a lease';
+    if (current === undefined) return 'a change without a lease';
+    const fence = current.lastFence;
+    const previous = current.lastChange;
+    current.lastChange = change;
     if (fence === null || !fence.ok) return 'a change without a successful fence';
     // Each erase step starts with a fence: a new step after the last change needs a newer one.
     if (previous !== null && previous.step !== step && fence.seq < previous.seq)
@@ -614,6 +681,13 @@ export class World implements RunnerObserver {
       const writes = runner.semaphoreCalls.filter((call) => call.method !== 'GET');
       if (writes.length > 0) this.violate(`dry run called ${writes.map((c) => c.path).join(', ')}`);
     }
+    // Each slot counts the requests of its own erase: together no more than the run made, also when
+    // its slots share the pacer in parallel.
+    const erased = report.slots.reduce((sum, slot) => sum + (slot.erase?.requests ?? 0), 0);
+    if (report.cloudflare !== null && erased > report.cloudflare.requests)
+      this.violate(
+        `${runner.name} counted ${erased} requests in its slots' erases, but made ${report.cloudflare.requests}`,
+      );
     for (const slot of report.slots) {
       if (slot.outcome !== 'reclaimed') continue;
       // Reclaimed means erased and given back clean: the runner's own release took effect.
