@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { staleDistFiles } from '../scripts/check-dist.ts';
 import { benchChecks } from './goals.ts';
-import { measureColdStart } from './measure-cold-start.ts';
+import { COLD_START_RUNS, measureColdStart } from './measure-cold-start.ts';
 import { measureDemo } from './measure-demo.ts';
 import { measureLatency } from './measure-latency.ts';
 import { measureScale } from './measure-scale.ts';
@@ -25,7 +25,7 @@ async function measureAll(): Promise<BenchResults> {
   const clock = performance.now();
   const loadAtStart = loadavg()[0] ?? 0;
 
-  progress('cold start (10 runs of node dist/index.js, each after a bare node -e 0)…');
+  progress(`cold start (${COLD_START_RUNS} runs of node dist/index.js, each after a bare node -e 0)…`);
   const coldStart = await measureColdStart();
 
   progress('starting the local semaphore…');
