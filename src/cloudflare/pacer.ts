@@ -125,6 +125,15 @@ export class Pacer {
     return this.erase.run({ ...(guard === undefined ? {} : { guard }), requests: 0 }, work);
   }
 
+  /**
+   * Runs `work` outside any erase, for what the slots share: a listing one slot starts and another
+   * awaits must not run the first slot's guard (its lost lease would fail the other slot, whose lease
+   * is fine) nor count in its requests.
+   */
+  shared<T>(work: () => Promise<T>): Promise<T> {
+    return this.erase.exit(work);
+  }
+
   /** HTTP requests so far: of the erase this is called within, or of the whole run outside one. */
   requestsSoFar(): number {
     return this.erase.getStore()?.requests ?? this.requests;
@@ -137,6 +146,9 @@ export class Pacer {
    */
   async call<T>(kind: string, attempt: (context: AttemptContext) => Promise<T>): Promise<T> {
     for (let attemptNumber = 1; ; attemptNumber++) {
+      // A call that may not start (stopped, out of budget, past the deadline) renews no lease either:
+      // on SIGTERM the releases must go out first.
+      this.checkMayStart(kind);
       await this.erase.getStore()?.guard?.();
       await this.admit(kind);
       if (attemptNumber > 1) this.retries++;

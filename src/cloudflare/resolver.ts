@@ -19,7 +19,8 @@ export class NameResolver {
   listing<T>(key: string, list: (account: CloudflareAccount) => Promise<T>): Promise<T> {
     const cached = this.listings.get(key) as Promise<T> | undefined;
     if (cached) return cached;
-    const listing = list(this.account);
+    // Outside any slot's erase: every slot that needs the listing awaits this one promise.
+    const listing = this.account.pacer.shared(() => list(this.account));
     this.listings.set(key, listing);
     listing.catch(() => this.listings.delete(key));
     return listing;

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { CloudflareAccount } from '../../src/cloudflare/account.ts';
 import { CloudflareCallError } from '../../src/cloudflare/call-error.ts';
 import {
   type AttemptContext,
@@ -6,6 +7,7 @@ import {
   type PacerClock,
   type PacerOptions,
 } from '../../src/cloudflare/pacer.ts';
+import { NameResolver } from '../../src/cloudflare/resolver.ts';
 import { callFailureOf } from './call-failure.ts';
 
 /** A clock whose sleeps return at once and move time forward; no real waiting in these tests. */
@@ -296,5 +298,42 @@ describe('Pacer', () => {
     expect(log.filter((line) => line.startsWith('renew'))).toHaveLength(5);
     expect([a, b]).toEqual([3, 2]);
     expect(pacer.requestsSoFar()).toBe(6);
+  });
+
+  it("lets a slot have the listing another slot started, even when that slot's lease is lost", async () => {
+    const { pacer } = setup();
+    const resolver = new NameResolver({ pacer } as unknown as CloudflareAccount);
+    let pages = 0;
+    const listing = () =>
+      resolver.listing('durable-objects', async () => {
+        for (let page = 0; page < 3; page++) await pacer.call('workers.scripts.list', async () => pages++);
+        return ['shop-preview-1', 'shop-preview-2'];
+      });
+    const lost = pacer.eraseWithin(listing, async () => {
+      throw new Error('slot a lost its lease');
+    });
+    const fine = pacer.eraseWithin(async () => {
+      const names = await listing();
+      return { names, requests: pacer.requestsSoFar() };
+    });
+    // The listing goes out once, counted for the run and for neither slot.
+    expect(await fine).toEqual({ names: ['shop-preview-1', 'shop-preview-2'], requests: 0 });
+    expect(await lost).toEqual(['shop-preview-1', 'shop-preview-2']);
+    expect([pages, pacer.requestsSoFar()]).toEqual([3, 3]);
+  });
+
+  it('renews no lease for a call that may not start: on SIGTERM the releases go first', async () => {
+    const controller = new AbortController();
+    const { pacer } = setup({ signal: controller.signal });
+    const renewed: string[] = [];
+    controller.abort();
+    const call = pacer.eraseWithin(
+      () => pacer.call('kv.bulkDelete', async () => 'sent'),
+      async () => {
+        renewed.push('renew');
+      },
+    );
+    expect((await callFailureOf(call)).reason).toBe('aborted');
+    expect(renewed).toEqual([]);
   });
 });
