@@ -25,8 +25,10 @@ const LOADED_BUT_UNUSED: readonly RegExp[] = [
  * picks. esbuild wraps each CommonJS file in a function that V8 parses once when the bundle loads and
  * again when it is first called; yaml is about 80 such files, all loaded before the first request,
  * and its ES build (the same source, for bundlers) saves that second parse (bench/README.md, cold start).
- * Its one difference, a warning printed with console.warn rather than process.emitWarning, never runs:
- * src/config/slot-config.ts parses with `logLevel: 'error'`.
+ * It differs from the Node build in two places preview-gc meets: a warning goes to console.warn rather
+ * than process.emitWarning, which never runs (src/config/slot-config.ts parses with `logLevel:
+ * 'error'`); and a `!!binary` value is decoded with atob rather than Buffer, so a malformed one is a
+ * YAML error rather than a value the schema refuses. Either way the config is refused, named.
  */
 export const ES_MODULE_BUILDS: Readonly<Record<string, string>> = {
   yaml: './node_modules/yaml/browser/dist/index.js',
