@@ -1,5 +1,5 @@
 // The job summary: a pure render of the run report into GitHub-flavoured Markdown.
-import { escapeMarkdown as esc, escapeCodeBlock, inlineCode } from './escape.ts';
+import { escapeMarkdown as esc, escapeCodeBlock, escapeTitle, inlineCode } from './escape.ts';
 import { formatCount, formatDuration, plural, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
   type ApiUsageReport,
@@ -34,7 +34,7 @@ function holderCell(holder: string | null, report: RunReport): string {
   const { serverUrl, nameWithOwner } = report.repository;
   const link = `[${esc(holder)}](${encodeURI(`${serverUrl}/${nameWithOwner}/pull/${pr}`)})`;
   const label = report.pullRequests?.[String(pr)];
-  return label === undefined ? link : `${link} ${esc(label.title)} (${label.state})`;
+  return label === undefined ? link : `${link} ${escapeTitle(label.title)} (${label.state})`;
 }
 
 function headline(report: RunReport): string {

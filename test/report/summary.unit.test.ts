@@ -96,6 +96,20 @@ describe('renderSummary', () => {
     expect(markdown).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/);
   });
 
+  it("keeps an emoji's joiners in a pull request title, and shows every other hidden character", () => {
+    const markdown = renderSummary(
+      report({
+        slots: [
+          slotReport({ previousHolder: 'pr-1592' }),
+          slotReport({ slug: 'preview-2', previousHolder: 'pr-16\u3164' }),
+        ],
+        pullRequests: { '1592': { title: 'Family 👨\u200d👩\u200d👧 page\u200b\ufe0f', state: 'open' } },
+      }),
+    );
+    expect(markdown).toContain('Family 👨\u200d👩\u200d👧 page⟨U+200B⟩⟨U+FE0F⟩ (open)');
+    expect(markdown).toContain('pr-16⟨U+3164⟩');
+  });
+
   it('stays under the 1 MiB step summary limit however many slots there are', () => {
     const many = Array.from({ length: 5000 }, (_, i) =>
       slotReport({ slug: `preview-${i}`, problem: 'x'.repeat(300), outcome: 'erase-failed' }),
