@@ -10,10 +10,12 @@ const LOOKUP_TIMEOUT_MS = 10_000;
 /** GitHub's largest page of comments. */
 const COMMENTS_PER_PAGE = 100;
 /**
- * How far the sticky comment is looked for: a pull request with more than 1,000 comments gets a new
- * one rather than a run spending dozens of requests on the search.
+ * How much of a long thread the sticky comment is looked for in: its first pages, where the first
+ * deploy wrote it, and its last pages, where a comment written after them would be. A pull request
+ * with more than 1,000 comments costs at most ten requests, not dozens.
  */
-const MAX_COMMENT_PAGES = 10;
+const FIRST_PAGES = 5;
+const LAST_PAGES = 5;
 /** A title is shown in summaries and comments; longer ones are cut. */
 const MAX_TITLE_LENGTH = 120;
 
@@ -75,6 +77,22 @@ const commentsSchema = z.array(
  */
 function isStickyComment(comment: z.infer<typeof commentsSchema>[number], marker: string): boolean {
   return comment.user?.type === 'Bot' && (comment.body ?? '').startsWith(marker);
+}
+
+/** The number of the last page a `link` header names, if it names one. */
+function lastPageOf(link: string | undefined): number | undefined {
+  const last = /<[^>]*[?&]page=(\d{1,6})(?:&[^>]*)?>;\s*rel="last"/.exec(link ?? '');
+  return last === null ? undefined : Number(last[1]);
+}
+
+/** Page 1 first; a thread of more pages than FIRST_PAGES + LAST_PAGES is searched at both ends. */
+function pagesToSearch(last: number): number[] {
+  const count = Math.max(1, last);
+  if (count <= FIRST_PAGES + LAST_PAGES) return Array.from({ length: count }, (_, i) => i + 1);
+  return [
+    ...Array.from({ length: FIRST_PAGES }, (_, i) => i + 1),
+    ...Array.from({ length: LAST_PAGES }, (_, i) => count - i),
+  ];
 }
 
 /** What a failed call says: its status and whether GitHub meant a rate limit. Nothing else is copied. */
@@ -142,23 +160,32 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
   }
 
   /**
-   * The bot's comment with `marker`, page by page, oldest first. The pages are asked for by number
-   * rather than by following the `link` header: Octokit's paginate would send the token to whatever
-   * URL an answer names, and drops each call's timeout.
+   * The bot's comment with `marker`, page by page: the first pages oldest first, then, in a longer
+   * thread, the last pages newest first. Pages are asked for by number: of the `link` header only the
+   * last page's number is read, never its address (Octokit's paginate would send the token to
+   * whatever URL an answer names, and drops each call's timeout).
    */
   async function stickyComment(number: number, marker: string, what: string) {
-    for (let page = 1; page <= MAX_COMMENT_PAGES; page++) {
+    const page = async (index: number) => {
       const listed = await octokit.rest.issues.listComments({
         owner,
         repo,
         issue_number: number,
         per_page: COMMENTS_PER_PAGE,
-        page,
+        page: index,
         request: request(),
       });
       const comments = parsed(commentsSchema, listed.data, what);
-      const found = comments.find((comment) => isStickyComment(comment, marker));
-      if (found !== undefined || comments.length < COMMENTS_PER_PAGE) return found;
+      return { found: comments.find((comment) => isStickyComment(comment, marker)), listed, comments };
+    };
+    const first = await page(1);
+    if (first.found !== undefined || first.comments.length < COMMENTS_PER_PAGE) return first.found;
+    // Without a `link` header (GitHub sends one, but an answer is data), page on until a short one.
+    const last = lastPageOf(first.listed.headers.link);
+    for (const index of pagesToSearch(last ?? FIRST_PAGES + LAST_PAGES).slice(1)) {
+      const { found, comments } = await page(index);
+      if (found !== undefined) return found;
+      if (last === undefined && comments.length < COMMENTS_PER_PAGE) return undefined;
     }
     return undefined;
   }

@@ -14,6 +14,8 @@ let comments: { id: number; body: string; user: { login: string; type: string } 
 let patched: number[];
 let created: string[];
 let pagesRead: number[];
+/** A `link` header to send instead of the one the listing would have. */
+let linkOverride: string | undefined;
 
 beforeEach(() => {
   patched = [];
@@ -25,8 +27,8 @@ beforeEach(() => {
 beforeAll(async () => {
   server = createServer((request, response) => {
     const url = request.url ?? '';
-    const reply = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(body));
     };
     // Pull request 5 is answered with pull request 6 (a proxy or a server mixing up its answers).
@@ -39,7 +41,12 @@ beforeAll(async () => {
       const body = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
       if (request.method === 'GET') {
         pagesRead.push(Number(new URL(url, 'http://double').searchParams.get('page')));
-        return reply(200, listPage(comments, url));
+        const { items, headers } = listPage(comments, url);
+        return reply(
+          200,
+          items,
+          linkOverride === undefined ? headers : linkOverride === '' ? {} : { link: linkOverride },
+        );
       }
       if (request.method === 'POST') {
         created.push(body.body);
@@ -88,14 +95,57 @@ describe('createGitHubPullRequests', () => {
     expect(pagesRead).toEqual([1, 2, 3]);
   });
 
-  it('stops looking after ten pages and writes a new comment', async () => {
-    comments = Array.from({ length: 1_100 }, (_, i) =>
-      i === 1_050
+  it('looks through the first five pages and the last five of a long pull request, newest last first', async () => {
+    const thread = (sticky: number) =>
+      Array.from({ length: 1_100 }, (_, i) =>
+        i === sticky
+          ? { id: 7, body: `${MARKER}\nold`, user: BOT }
+          : { id: 100 + i, body: `comment ${i}`, user: { login: 'ana', type: 'User' } },
+      );
+    // Written after the thousandth comment: found on the last page, the first one read after page 5.
+    comments = thread(1_050);
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
+    expect(pagesRead).toEqual([1, 2, 3, 4, 5, 11]);
+    // In the middle of eleven pages: not looked for, and a new comment is written.
+    comments = thread(550);
+    pagesRead = [];
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
+    expect(pagesRead).toEqual([1, 2, 3, 4, 5, 11, 10, 9, 8, 7]);
+  });
+
+  it('pages on until a short page when an answer carries no link header', async () => {
+    comments = Array.from({ length: 250 }, (_, i) =>
+      i === 230
         ? { id: 7, body: `${MARKER}\nold`, user: BOT }
         : { id: 100 + i, body: `comment ${i}`, user: { login: 'ana', type: 'User' } },
     );
-    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
-    expect(pagesRead).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    linkOverride = '';
+    try {
+      expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
+      expect(pagesRead).toEqual([1, 2, 3]);
+    } finally {
+      linkOverride = undefined;
+    }
+  });
+
+  it('takes only the number of the last page from the link header, never its address', async () => {
+    comments = Array.from({ length: 300 }, (_, i) => ({ id: 100 + i, body: `c ${i}`, user: BOT }));
+    const elsewhere: string[] = [];
+    const trap = createServer((request, response) => {
+      elsewhere.push(request.url ?? '');
+      response.end('[]');
+    });
+    await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = trap.address() as AddressInfo;
+      linkOverride = `<http://127.0.0.1:${port}/steal?page=3>; rel="last"`;
+      expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
+      expect(pagesRead).toEqual([1, 2, 3]);
+      expect(elsewhere).toEqual([]);
+    } finally {
+      linkOverride = undefined;
+      await new Promise<void>((resolve) => trap.close(() => resolve()));
+    }
   });
 
   it('writes a comment of its own when only people quoted the marker', async () => {

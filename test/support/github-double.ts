@@ -58,12 +58,30 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return text === '' ? {} : JSON.parse(text);
 }
 
-/** The page a GitHub list endpoint answers: `per_page` (default 30, at most 100) and `page` (from 1). */
-export function listPage<T>(list: readonly T[], url: string): T[] {
-  const query = new URL(url, 'http://double').searchParams;
-  const perPage = Math.min(Number(query.get('per_page') ?? 30), 100);
-  const page = Number(query.get('page') ?? 1);
-  return list.slice((page - 1) * perPage, page * perPage);
+/**
+ * The page a GitHub list endpoint answers: `per_page` (default 30, at most 100) and `page` (from 1),
+ * with the `link` header that names the next and the last page when there is more than one.
+ */
+export function listPage<T>(
+  list: readonly T[],
+  url: string,
+): { items: T[]; headers: Record<string, string> } {
+  const address = new URL(url, 'https://api.github.com');
+  const perPage = Math.min(Number(address.searchParams.get('per_page') ?? 30), 100);
+  const page = Number(address.searchParams.get('page') ?? 1);
+  const last = Math.max(1, Math.ceil(list.length / perPage));
+  const pageUrl = (number: number) => {
+    address.searchParams.set('page', String(number));
+    return address.href;
+  };
+  const links = [
+    ...(page < last ? [`<${pageUrl(page + 1)}>; rel="next"`] : []),
+    ...(last > 1 ? [`<${pageUrl(last)}>; rel="last"`] : []),
+  ];
+  return {
+    items: list.slice((page - 1) * perPage, page * perPage),
+    headers: links.length === 0 ? {} : { link: links.join(', ') },
+  };
 }
 
 function pullRequestAnswer(number: number, behaviour: 'open' | 'closed' | 'merged') {
@@ -110,7 +128,10 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
       const created = { id: nextCommentId++, body: body.body, user: GITHUB_ACTIONS_BOT };
       double.comments.set(number, [...list, created]);
       send(res, 201, created);
-    } else send(res, 200, listPage(list, req.url ?? '/'));
+    } else {
+      const { items, headers } = listPage(list, req.url ?? '/');
+      send(res, 200, items, headers);
+    }
   }
 
   async function updateComment(req: IncomingMessage, res: ServerResponse, id: number): Promise<void> {
