@@ -89,7 +89,10 @@ export interface StepResult {
   /** One line a person reads: "deleted 1,204 rows in 5 tables". */
   summary: string;
   details: StepDetails | null;
-  /** Cloudflare requests this step made, retries included. */
+  /**
+   * Cloudflare requests this step made, retries included. The name listings the slots share count
+   * for the run, not here.
+   */
   requests: number;
   failure?: { reason: StepFailureReason; message: string };
 }

@@ -11,8 +11,9 @@ export interface EraseRequest {
   /** Renews the run's lease; false means someone forced the slot away and the erase must stop. */
   fence: () => Promise<boolean>;
   /**
-   * Asked before every Cloudflare request inside a step; renews the lease when it is due. False
-   * means the lease can no longer be proven and the step must stop before its next request.
+   * Asked before every Cloudflare request of the slot's own inside a step (not the name listings the
+   * slots share, which only read); renews the lease when it is due. False means the lease can no
+   * longer be proven and the step must stop before its next request.
    */
   fenceWithinStep?: () => Promise<boolean>;
   dryRun: boolean;

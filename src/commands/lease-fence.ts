@@ -1,7 +1,8 @@
 // The proof that a run still holds the lease it erases under. Destroying data is only allowed while
 // that proof is fresh: before every erase step (the acquire proves the first one), and inside a long
-// step before each Cloudflare request once a third of the lease has passed since the last proof, so
-// a step of many slow calls (a KV namespace of 100,000 keys under 429s) never outlives the lease.
+// step before each of the slot's own Cloudflare requests once a third of the lease has passed since
+// the last proof, so a step of many slow calls (a KV namespace of 100,000 keys under 429s) never
+// outlives the lease. The name listings the slots share only read, and ask no fence.
 import type { Lease } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
@@ -49,7 +50,7 @@ export class LeaseFence {
     return this.#renew('before the next step');
   };
 
-  /** Before each Cloudflare request inside a step: renews only when it is due. */
+  /** Before each of the slot's own Cloudflare requests inside a step: renews only when it is due. */
   withinStep = async (): Promise<boolean> => {
     if (this.#lost || this.#problem !== undefined) return false;
     const due = this.#ctx.now() - this.#provenAt >= this.#leaseMs * RENEW_WITHIN_STEP_AFTER;

@@ -79,10 +79,17 @@ function isStickyComment(comment: z.infer<typeof commentsSchema>[number], marker
   return comment.user?.type === 'Bot' && (comment.body ?? '').startsWith(marker);
 }
 
-/** The number of the last page a `link` header names, if it names one. */
+/** The number of the last page a `link` header names, if it names one (a sane one). */
 function lastPageOf(link: string | undefined): number | undefined {
-  const last = /<[^>]*[?&]page=(\d{1,6})(?:&[^>]*)?>;\s*rel="last"/.exec(link ?? '');
-  return last === null ? undefined : Number(last[1]);
+  // Split, not one pattern over the whole header: an answer is data, and a backtracking pattern
+  // could be made to take seconds.
+  for (const part of (link ?? '').slice(0, 4096).split(',')) {
+    const address = /^\s*<([^<>]*)>\s*;\s*rel="last"\s*$/.exec(part)?.[1];
+    if (address === undefined) continue;
+    const page = URL.canParse(address) ? new URL(address).searchParams.get('page') : null;
+    return page !== null && /^[1-9]\d{0,5}$/.test(page) ? Number(page) : undefined;
+  }
+  return undefined;
 }
 
 /** Page 1 first; a thread of more pages than FIRST_PAGES + LAST_PAGES is searched at both ends. */

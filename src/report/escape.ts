@@ -6,14 +6,16 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: as above, but tabs and newlines may stay
 const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-// Characters that show nothing (Unicode's default-ignorable ones: bidi overrides and isolates,
-// zero-width spaces and joiners, fillers, variation selectors) and line or paragraph separators:
-// shown by name, ⟨U+202E⟩, as the web console shows them, so a holder with a hidden character cannot
-// pass for another one.
-const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/gu;
-// What joins an emoji to the next or picks its style: a pull request title may use them as meant.
-const EMOJI_GLUE = /^[\u200d\ufe0e\ufe0f\u{e0020}-\u{e007f}]$/u;
-const EMOJI = /\p{Extended_Pictographic}|[\u{1f3fb}-\u{1f3ff}]/u;
+// Characters that show nothing or change how the text around them reads: format characters (bidi
+// overrides and isolates, zero-width spaces and joiners, interlinear marks) and Unicode's other
+// default-ignorable ones (fillers, variation selectors), and line or paragraph separators. Shown by
+// name, ⟨U+202E⟩, as the web console shows them, so a holder with a hidden character cannot pass for
+// another one.
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/gu;
+// An emoji as a title uses it: one style selector after it at most, and a joiner only between two
+// emoji (👨‍👩‍👧). Nothing else hidden rides along.
+const EMOJI_SEQUENCE =
+  /\p{Extended_Pictographic}[\ufe0e\ufe0f]?(?:\u200d\p{Extended_Pictographic}[\ufe0e\ufe0f]?)*/gu;
 
 function named(char: string): string {
   return `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
@@ -23,14 +25,15 @@ function showInvisible(text: string): string {
   return text.replace(INVISIBLE, named);
 }
 
-/** As showInvisible, but an emoji's own joiners and selectors stay (👨‍👩‍👧 in a title). */
+/** As showInvisible, but an emoji sequence keeps its joiners and style selector (👨‍👩‍👧 in a title). */
 function showInvisibleButEmoji(text: string): string {
-  let inEmoji = false;
-  return Array.from(text, (char) => {
-    const keep = EMOJI.test(char) || (inEmoji && EMOJI_GLUE.test(char));
-    inEmoji = keep;
-    return keep ? char : showInvisible(char);
-  }).join('');
+  let shown = '';
+  let from = 0;
+  for (const match of text.matchAll(EMOJI_SEQUENCE)) {
+    shown += showInvisible(text.slice(from, match.index)) + match[0];
+    from = match.index + match[0].length;
+  }
+  return shown + showInvisible(text.slice(from));
 }
 
 const HTML_ENTITIES: Record<string, string> = {

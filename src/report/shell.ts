@@ -4,9 +4,10 @@
 
 // Words every POSIX shell (and zsh, whose `=word` and `~word` expand) takes as they are.
 const PLAIN_WORD = /^[A-Za-z0-9_-][A-Za-z0-9_./:@%+,-]*$/;
-// Control and format characters (newlines, escapes, right-to-left overrides) cannot be pasted safely:
-// a newline ends the command, an override makes the command read differently from what runs.
-const UNPASTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+// Control, format and other invisible characters (newlines, escapes, right-to-left overrides,
+// fillers) cannot be pasted safely: a newline ends the command, an override or a hidden character
+// makes the command read differently from what runs.
+const UNPASTABLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 
 /** `value` as exactly one shell word: as is when plain, single-quoted otherwise; null when unpastable. */
 export function shellWord(value: string): string | null {

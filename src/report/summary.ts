@@ -144,7 +144,7 @@ function failures(report: RunReport): string[] {
 }
 
 // A command to copy is one line without control characters: anything else is shown as a sentence.
-const ONE_PASTABLE_LINE = /^preview-gc [^\p{Cc}\p{Cf}\u2028\u2029]*$/u;
+const ONE_PASTABLE_LINE = /^preview-gc [^\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]*$/u;
 
 /**
  * A command goes in a code block to copy; advice is a sentence. Commands are built with every value

@@ -203,11 +203,12 @@ describe('the pool table', () => {
 
 describe('hostile values', () => {
   const pool = 'hostile-pool';
-  // Markup with a handler, Markdown, and a right-to-left override that would show "evil" reversed.
+  // Markup with a handler, Markdown, a right-to-left override that would show "evil" reversed, a
+  // Hangul filler and an interlinear mark (both draw as nothing).
   const holder =
-    '<img src=x onerror="window.pwned=1">**bold** \u202Elive\u202C <script>window.pwned=2</script>';
+    '<img src=x onerror="window.pwned=1">**bold** \u202Elive\u202C\u3164\uFFF9 <script>window.pwned=2</script>';
   const shown =
-    '<img src=x onerror="window.pwned=1">**bold** ⟨U+202E⟩live⟨U+202C⟩ <script>window.pwned=2</script>';
+    '<img src=x onerror="window.pwned=1">**bold** ⟨U+202E⟩live⟨U+202C⟩⟨U+3164⟩⟨U+FFF9⟩ <script>window.pwned=2</script>';
   const note = '<b onmouseover="window.pwned=3">ops</b> _note_';
   beforeAll(async () => {
     await client.add({ type: pool, slug: 'slot-1' });

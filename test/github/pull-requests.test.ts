@@ -22,6 +22,7 @@ beforeEach(() => {
   created = [];
   comments = [];
   pagesRead = [];
+  linkOverride = undefined;
 });
 
 beforeAll(async () => {
@@ -61,6 +62,15 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
+/** A pull request's comments by people, with the bot's sticky comment at index `sticky`, if given. */
+function thread(length: number, sticky?: number) {
+  return Array.from({ length }, (_, i) =>
+    i === sticky
+      ? { id: 7, body: `${MARKER}\nold`, user: BOT }
+      : { id: 100 + i, body: `comment ${i}`, user: { login: 'ana', type: 'User' } },
+  );
+}
+
 const client = () => createGitHubPullRequests({ token: 'gh-token', repository: 'acme/shop', apiUrl });
 
 describe('createGitHubPullRequests', () => {
@@ -83,12 +93,7 @@ describe('createGitHubPullRequests', () => {
   });
 
   it('finds its comment after the first hundred, and reads no page past it', async () => {
-    const people = Array.from({ length: 250 }, (_, i) => ({
-      id: 100 + i,
-      body: `comment ${i}`,
-      user: { login: 'ana', type: 'User' },
-    }));
-    comments = [...people.slice(0, 230), { id: 7, body: `${MARKER}\nold`, user: BOT }, ...people.slice(230)];
+    comments = thread(251, 230);
     expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
     expect(patched).toEqual([7]);
     expect(created).toEqual([]);
@@ -96,36 +101,27 @@ describe('createGitHubPullRequests', () => {
   });
 
   it('looks through the first five pages and the last five of a long pull request, newest last first', async () => {
-    const thread = (sticky: number) =>
-      Array.from({ length: 1_100 }, (_, i) =>
-        i === sticky
-          ? { id: 7, body: `${MARKER}\nold`, user: BOT }
-          : { id: 100 + i, body: `comment ${i}`, user: { login: 'ana', type: 'User' } },
-      );
     // Written after the thousandth comment: found on the last page, the first one read after page 5.
-    comments = thread(1_050);
+    comments = thread(1_100, 1_050);
     expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
     expect(pagesRead).toEqual([1, 2, 3, 4, 5, 11]);
     // In the middle of eleven pages: not looked for, and a new comment is written.
-    comments = thread(550);
+    comments = thread(1_100, 550);
     pagesRead = [];
     expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
     expect(pagesRead).toEqual([1, 2, 3, 4, 5, 11, 10, 9, 8, 7]);
   });
 
   it('pages on until a short page when an answer carries no link header', async () => {
-    comments = Array.from({ length: 250 }, (_, i) =>
-      i === 230
-        ? { id: 7, body: `${MARKER}\nold`, user: BOT }
-        : { id: 100 + i, body: `comment ${i}`, user: { login: 'ana', type: 'User' } },
-    );
     linkOverride = '';
-    try {
-      expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
-      expect(pagesRead).toEqual([1, 2, 3]);
-    } finally {
-      linkOverride = undefined;
-    }
+    comments = thread(250, 230);
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('updated');
+    expect(pagesRead).toEqual([1, 2, 3]);
+    // No sticky comment: page 3 is short, so there is no page 4 to ask for.
+    comments = thread(250);
+    pagesRead = [];
+    expect(await client().upsertComment(5, MARKER, `${MARKER}\nnew`)).toBe('created');
+    expect(pagesRead).toEqual([1, 2, 3]);
   });
 
   it('takes only the number of the last page from the link header, never its address', async () => {
@@ -143,7 +139,6 @@ describe('createGitHubPullRequests', () => {
       expect(pagesRead).toEqual([1, 2, 3]);
       expect(elsewhere).toEqual([]);
     } finally {
-      linkOverride = undefined;
       await new Promise<void>((resolve) => trap.close(() => resolve()));
     }
   });

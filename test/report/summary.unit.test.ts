@@ -103,10 +103,18 @@ describe('renderSummary', () => {
           slotReport({ previousHolder: 'pr-1592' }),
           slotReport({ slug: 'preview-2', previousHolder: 'pr-16\u3164' }),
         ],
-        pullRequests: { '1592': { title: 'Family 👨\u200d👩\u200d👧 page\u200b\ufe0f', state: 'open' } },
+        pullRequests: {
+          '1592': {
+            title:
+              'Family 👨\u200d👩\u200d👧 page\u200b\ufe0f, ok 👍\u{e0069}\u{e0067}\u200d\u200d x\ufff9y\ufffb',
+            state: 'open',
+          },
+        },
       }),
     );
-    expect(markdown).toContain('Family 👨\u200d👩\u200d👧 page⟨U+200B⟩⟨U+FE0F⟩ (open)');
+    expect(markdown).toContain(
+      'Family 👨\u200d👩\u200d👧 page⟨U+200B⟩⟨U+FE0F⟩, ok 👍⟨U+E0069⟩⟨U+E0067⟩⟨U+200D⟩⟨U+200D⟩ x⟨U+FFF9⟩y⟨U+FFFB⟩ (open)',
+    );
     expect(markdown).toContain('pr-16⟨U+3164⟩');
   });
 

@@ -34,11 +34,12 @@ function isPresent(child) {
   return child !== null && child !== undefined && child !== false;
 }
 
-// Characters that show nothing (Unicode's default-ignorable ones: bidi overrides and isolates,
-// zero-width spaces and joiners, fillers, variation selectors) and line or paragraph separators:
-// shown by name, so `pr-1601` with a hidden right-to-left override cannot pass for `pr-1601`. The
-// job summary shows them the same way (src/report/escape.ts).
-const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/gu;
+// Characters that show nothing or change how the text around them reads (format characters: bidi
+// overrides and isolates, zero-width spaces and joiners; Unicode's other default-ignorable ones:
+// fillers, variation selectors) and line or paragraph separators: shown by name, so `pr-1601` with a
+// hidden right-to-left override cannot pass for `pr-1601`. The job summary shows them the same way
+// (src/report/escape.ts).
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/gu;
 
 /**
  * A server string as the operator should see it: invisible characters spelt out as ⟨U+202E⟩.
