@@ -31,7 +31,7 @@ describe('shellWord / shellCommand: a value from a server stays one argument', (
     );
   });
 
-  it.each(['preview-1\n::warning::x', 'a\u001b[31m', 'a\u202etxt.exe', 'a\u2028b'])(
+  it.each(['preview-1\n::warning::x', 'a\u001b[31m', 'a\u202etxt.exe', 'a\u2028b', 'pr-16\u3164'])(
     'refuses what cannot be pasted: %j',
     (value) => {
       expect(shellWord(value)).toBeNull();
