@@ -1,4 +1,4 @@
-// Imported by src/gc/cloudflare-connection.ts, so set on a run's first erase. A sweep that erases
+// Imported by src/commands/cloudflare-connection.ts, so set on a run's first erase. A sweep that erases
 // allocates steadily (every answer it reads is garbage a moment later) for minutes, and V8's defaults
 // let the heap grow with the run's length, not with what it holds: as objects survive its scavenges,
 // the young generation doubles up to its maximum, and the old generation may grow to several times
