@@ -146,10 +146,6 @@ export class Pacer {
    */
   async call<T>(kind: string, attempt: (context: AttemptContext) => Promise<T>): Promise<T> {
     for (let attemptNumber = 1; ; attemptNumber++) {
-      // A call that may not start (stopped, out of budget, past the deadline) renews no lease either:
-      // on SIGTERM the releases must go out first.
-      this.checkMayStart(kind);
-      await this.erase.getStore()?.guard?.();
       await this.admit(kind);
       if (attemptNumber > 1) this.retries++;
       try {
@@ -166,9 +162,14 @@ export class Pacer {
     return new CloudflareCallError({ kind, reason }, message);
   }
 
-  /** Waits for this call's turn, then counts it; throws when it may not start at all. */
+  /**
+   * Runs the erase's guard, waits for this call's turn, then counts it; throws when it may not start
+   * at all. A call that may not start (stopped, out of budget, past the deadline) renews no lease
+   * either: on SIGTERM the releases must go out first.
+   */
   private async admit(kind: string): Promise<void> {
     this.checkMayStart(kind);
+    await this.erase.getStore()?.guard?.();
     const now = this.clock.now();
     const startAt = Math.max(now, this.nextStartAt);
     this.nextStartAt = startAt + this.intervalMs;

@@ -9,9 +9,14 @@ const PLAIN_WORD = /^[A-Za-z0-9_-][A-Za-z0-9_./:@%+,-]*$/;
 // makes the command read differently from what runs.
 const UNPASTABLE = /[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 
+/** Whether `text` can be pasted into a shell as it reads: no character in it acts or hides. */
+export function pastable(text: string): boolean {
+  return !UNPASTABLE.test(text);
+}
+
 /** `value` as exactly one shell word: as is when plain, single-quoted otherwise; null when unpastable. */
 export function shellWord(value: string): string | null {
-  if (UNPASTABLE.test(value)) return null;
+  if (!pastable(value)) return null;
   if (PLAIN_WORD.test(value)) return value;
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }

@@ -9,6 +9,7 @@ import {
   type SlotOutcome,
   type SlotReport,
 } from './model.ts';
+import { pastable } from './shell.ts';
 import * as view from './view.ts';
 
 /** GitHub refuses a step summary over 1 MiB; stay well under it so the run's summary always posts. */
@@ -143,15 +144,14 @@ function failures(report: RunReport): string[] {
   return lines;
 }
 
-// A command to copy is one line without control characters: anything else is shown as a sentence.
-const ONE_PASTABLE_LINE = /^preview-gc [^\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]*$/u;
-
 /**
  * A command goes in a code block to copy; advice is a sentence. Commands are built with every value
  * shell-quoted (src/report/shell.ts); this only keeps a broken one out of the block.
  */
 function nextStepLines(nextStep: string): string[] {
-  return ONE_PASTABLE_LINE.test(nextStep)
+  // A command to copy is one pastable line (shell.ts's rule: no control or hidden character, so no
+  // line break either); anything else is shown as a sentence.
+  return nextStep.startsWith('preview-gc ') && pastable(nextStep)
     ? ['```sh', escapeCodeBlock(nextStep), '```']
     : [`**Next:** ${esc(nextStep)}`];
 }
