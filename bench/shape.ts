@@ -1,7 +1,8 @@
 // Reads the shape of a slot (and of the account) out of the twin's state before a sweep, so the lower
 // bound is computed from the data that is really there, not from what the fixture meant to seed.
-import { managedRule, withManagedRule } from '../src/cloudflare/erase-r2.ts';
+
 import { resourcesForSlot, type SlotConfig } from '../src/config/slot-config.ts';
+import { managedRule, withManagedRule } from '../src/kinds/r2/erase.ts';
 import type { TwinStateDump } from '../test/twin/twin.ts';
 import type { AccountShape, SlotShape } from './bounds.ts';
 

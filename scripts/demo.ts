@@ -20,12 +20,13 @@ import { progressPrinter } from '../src/cli/progress.ts';
 import { clean, paint, renderTable } from '../src/cli/style.ts';
 import { renderTerminalReport } from '../src/cli/terminal-report.ts';
 import { type Command, parseSettings, type RawInputs } from '../src/config/settings.ts';
-import { formatCount, formatDuration, plural } from '../src/report/format.ts';
+import { formatDuration } from '../src/report/format.ts';
 import { countOutcomes, type RunReport, runFailed } from '../src/report/model.ts';
 import { renderSummary } from '../src/report/summary.ts';
 import { startLocalSemaphore } from '../src/semaphore/local.ts';
 import { createSemaphoreClient, executeSettings } from '../src/services.ts';
 import { onTerminationSignals } from '../src/signals.ts';
+import { formatCount, plural } from '../src/text/words.ts';
 import { startTwin, type Twin } from '../test/twin/twin.ts';
 
 const SLOT_COUNT = 9;

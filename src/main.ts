@@ -12,13 +12,13 @@ import {
 } from './config/settings.ts';
 import { eventPullRequestNumber, gitHubForRun } from './github/for-run.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
-import { safeLogText, visible } from './report/log-text.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
 import { redactData, secretForms, secretRedactor } from './report/redact.ts';
 import { executeSettings } from './services.ts';
 import { onTerminationSignals } from './signals.ts';
+import { safeLogText, visible } from './text/log-text.ts';
 
 export interface ActionDependencies extends PublishIO {
   readInputs(): RawInputs;

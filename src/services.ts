@@ -9,6 +9,7 @@ import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
+import { resourceNames } from './kinds/registry.ts';
 import type { RunReport, SlotResourceNames } from './report/model.ts';
 import { SemaphoreClient } from './semaphore/client.ts';
 
@@ -59,14 +60,7 @@ function commandOptions(settings: Settings, deadlineAt: number, config: SlotConf
 
 /** The slot's resource names by kind, the `resources` output of acquire. */
 function resourceNamesOf(config: SlotConfig | null, slug: string): SlotResourceNames {
-  if (config === null) return { workers: [], d1: [], kv: [], r2: [] };
-  const resources = resourcesForSlot(config, slug);
-  return {
-    workers: resources.workers.map((worker) => worker.name),
-    d1: resources.d1.map((database) => database.name),
-    kv: resources.kv.map((namespace) => namespace.title),
-    r2: resources.r2.map((bucket) => bucket.bucket),
-  };
+  return resourceNames(config === null ? null : resourcesForSlot(config, slug));
 }
 
 /** status needs no config file when the pool is named; gc and cleanup always need one. */

@@ -1,7 +1,7 @@
 // Where the CLI writes and what it reads from its process, passed in so commands never touch globals.
 import { rawSecretsOf } from '../config/settings.ts';
-import { commandSafeLines } from '../report/log-text.ts';
 import { secretRedactor } from '../report/redact.ts';
+import { commandSafeLines } from '../text/log-text.ts';
 import { type TerminalStyle, wantsColor } from './style.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;

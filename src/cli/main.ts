@@ -1,11 +1,11 @@
 // preview-gc, the CLI: finds the command, parses its flags, runs it, and turns every way it can end
 // into an exit code: 0 done, 1 the run failed, 2 wrong usage (with that command's help).
 import packageJson from '../../package.json' with { type: 'json' };
-import { closestWord } from '../config/did-you-mean.ts';
 import { semaphoreRefusedToken } from '../config/run-place.ts';
 import { SettingsError } from '../config/settings.ts';
-import { visible } from '../report/log-text.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
+import { closestWord } from '../text/did-you-mean.ts';
+import { visible } from '../text/log-text.ts';
 import { acquireCommand } from './acquire.ts';
 import { cleanupCommand } from './cleanup.ts';
 import { gcCommand } from './gc.ts';

@@ -1,8 +1,9 @@
 // Progress of a long run, one line per slot on stderr, so stdout stays the report (or its JSON). On a
 // TTY the line of the slot in hand is rewritten when it finishes; in a log every line stays.
 import type { ProgressEvent } from '../commands/context.ts';
-import { formatDuration, plural } from '../report/format.ts';
-import { visible } from '../report/log-text.ts';
+import { formatDuration } from '../report/format.ts';
+import { visible } from '../text/log-text.ts';
+import { plural } from '../text/words.ts';
 import type { CliIO } from './io.ts';
 import { outcomeText, paint } from './style.ts';
 

@@ -2,12 +2,12 @@
 // so a slot whose database is missing would only fail at its first erase, after a pull request used
 // it. With Cloudflare credentials every slot is checked with one listing per kind, shared by all
 // slots; without them the command says it did not check.
-import { describeCredentialProblem } from '../cloudflare/credentials.ts';
 import { createPacer } from '../commands/cloudflare-eraser.ts';
+import { describeCredentialProblem } from '../commands/credential-problem.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import type { Settings } from '../config/settings.ts';
 import { resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
-import { credentialProbes, describeResource, eachResource, nameOf } from '../kinds/registry.ts';
+import { describeResource, eachResource, nameOf } from '../kinds/registry.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure } from './spec.ts';
 
@@ -51,8 +51,8 @@ export async function checkSlotResources(
   };
   // The Cloudflare client is loaded only here, as the erase loads it: a command without a check never parses it.
   const { connect } = await import('../commands/cloudflare-connection.ts');
-  const { account, resolver, checkCredentials } = connect(options, createPacer(options));
-  const credentials = await checkCredentials(account, credentialProbes(resolver, config.resources));
+  const { checkCredentials, exists } = connect(options, createPacer(options));
+  const credentials = await checkCredentials(config.resources);
   if (credentials !== null) {
     io.err(
       describeCredentialProblem(credentials, {
@@ -67,7 +67,7 @@ export async function checkSlotResources(
   try {
     for (const slug of slugs) {
       for (const { kind, resource } of eachResource(resourcesForSlot(config, slug))) {
-        if ((await kind.find(resolver, resource)) === undefined)
+        if (!(await exists(kind, resource)))
           missing.push(
             `  - ${slug}: ${describeResource(kind, resource)} '${nameOf(kind, resource)}' (from '${resource.template}' at ${config.file} ${resource.path})`,
           );

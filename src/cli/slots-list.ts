@@ -1,7 +1,8 @@
 // preview-gc slots list: the pool's inventory.
-import { formatDuration, plural } from '../report/format.ts';
-import { visible } from '../report/log-text.ts';
+import { formatDuration } from '../report/format.ts';
 import type { Slot } from '../semaphore/protocol.ts';
+import { visible } from '../text/log-text.ts';
+import { plural } from '../text/words.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
 import type { CommandSpec } from './spec.ts';

@@ -1,6 +1,7 @@
 // preview-gc slots remove <slug>...: slots leave the pool, only while nobody holds them.
-import { shellCommand } from '../report/shell.ts';
+
 import type { Slot } from '../semaphore/protocol.ts';
+import { shellCommand } from '../text/shell.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
 import { applyChanges, checkedSlugs, printChanges, type SlotChange } from './slot-changes.ts';

@@ -1,7 +1,7 @@
 // What a CLI command is: its flags, its help and what it runs. Every command declares itself with
 // one of these, so parsing, help and the README reference all come from the same place.
 import { parseArgs } from 'node:util';
-import { closestWord } from '../config/did-you-mean.ts';
+import { closestWord } from '../text/did-you-mean.ts';
 import type { CliIO } from './io.ts';
 
 export interface OptionSpec {

@@ -1,9 +1,9 @@
 // How the CLI styles what it prints: colour only when asked for (the caller decides: a TTY, and
 // NO_COLOR unset, so piped output stays plain), text from outside made harmless, aligned tables.
 import { stripVTControlCharacters, styleText } from 'node:util';
-import { visible } from '../report/log-text.ts';
 import type { SlotOutcome } from '../report/model.ts';
 import { OUTCOME_TONE, type OutcomeTone, outcomeWords } from '../report/view.ts';
+import { visible } from '../text/log-text.ts';
 
 export interface TerminalStyle {
   color: boolean;

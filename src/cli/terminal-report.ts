@@ -1,16 +1,10 @@
 // The terminal render of a run report: the view the job summary renders too (src/report/view.ts), as
 // aligned plain-text tables, coloured only when the style says so.
-import {
-  formatCount,
-  formatDuration,
-  plural,
-  pullRequestOf,
-  resourceList,
-  waitingText,
-} from '../report/format.ts';
-import { visible } from '../report/log-text.ts';
+import { formatDuration, pullRequestOf, resourceList, waitingText } from '../report/format.ts';
 import { needsRepair, type PoolRow, type RunReport, runFailed, type SlotReport } from '../report/model.ts';
 import * as view from '../report/view.ts';
+import { visible } from '../text/log-text.ts';
+import { formatCount, plural } from '../text/words.ts';
 import { clean, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
 
 function headline(report: RunReport, style: TerminalStyle): string {

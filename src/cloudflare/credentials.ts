@@ -10,20 +10,56 @@
 // erase, not one per kind). When every listing is refused, `GET /accounts/{id}` tells a token without
 // access to the account (refused) from one without any of the permissions (answered: the docs accept
 // Workers Scripts, KV and R2 permissions for it).
-import type { RunPlace } from '../config/run-place.ts';
-import type { CloudflareAccount } from './account.ts';
+import { BaseAccounts } from 'cloudflare/resources/accounts/accounts';
+import { BaseTokens as BaseAccountTokens } from 'cloudflare/resources/accounts/tokens/tokens';
+import { BaseTokens as BaseUserTokens } from 'cloudflare/resources/user/tokens/tokens';
+import * as z from '../zod.ts';
 import { CloudflareCallError } from './call-error.ts';
-import { listed, type PermissionKind, permissionOf, type TokenPermission } from './permissions.ts';
+import type { CloudflareApi } from './client.ts';
 
-export type CredentialProblem =
+const RESOURCES = [BaseUserTokens, BaseAccounts, BaseAccountTokens] as const;
+const tokenStatusSchema = z.looseObject({ status: z.string() });
+
+/** The status of the token as a user's token: `active`, `disabled`, `expired`. A token of an account is refused here. */
+async function verifyUserToken(api: CloudflareApi): Promise<string> {
+  const { result } = await api.send(
+    'tokens.verify',
+    (options) => api.sdk(RESOURCES).user.tokens.verify(options).asResponse(),
+    tokenStatusSchema,
+  );
+  return result.status;
+}
+
+/** The status of the token as a token owned by this account. */
+async function verifyAccountToken(api: CloudflareApi): Promise<string> {
+  const { result } = await api.send(
+    'tokens.verify',
+    (options) =>
+      api.sdk(RESOURCES).accounts.tokens.verify({ account_id: api.accountId }, options).asResponse(),
+    tokenStatusSchema,
+  );
+  return result.status;
+}
+
+/** Reads the account itself: refused when the token may not use the account at all. */
+async function readAccount(api: CloudflareApi): Promise<void> {
+  await api.send(
+    'accounts.get',
+    (options) => api.sdk(RESOURCES).accounts.get({ account_id: api.accountId }, options).asResponse(),
+    z.looseObject({ id: z.string() }),
+  );
+}
+
+export type CredentialProblem<Kind extends string = string> =
   /** Cloudflare does not take the token: `refused` (unknown, revoked, malformed), or its status. */
   | { kind: 'invalid'; status: 'refused' | 'expired' | 'disabled' }
   | { kind: 'account' }
-  | { kind: 'permissions'; missing: TokenPermission[] };
+  /** The listings of these kinds of resource were refused: the token lacks their permissions. */
+  | { kind: 'permissions'; refused: Kind[] };
 
 /** One listing of a kind of resource the run will touch; it throws when Cloudflare refuses it. */
-export interface CredentialProbe {
-  kind: PermissionKind;
+export interface CredentialProbe<Kind extends string = string> {
+  kind: Kind;
   list: () => Promise<unknown>;
 }
 
@@ -49,15 +85,15 @@ async function statusFrom(verify: () => Promise<string>): Promise<TokenStatus> {
   }
 }
 
-async function tokenStatus(account: CloudflareAccount): Promise<TokenStatus> {
-  const asUserToken = await statusFrom(() => account.verifyUserToken());
-  return asUserToken === 'refused' ? statusFrom(() => account.verifyAccountToken()) : asUserToken;
+async function tokenStatus(api: CloudflareApi): Promise<TokenStatus> {
+  const asUserToken = await statusFrom(() => verifyUserToken(api));
+  return asUserToken === 'refused' ? statusFrom(() => verifyAccountToken(api)) : asUserToken;
 }
 
 /** Whether Cloudflare lets the token read the account; an unanswered call gives it the benefit of the doubt. */
-async function accountReadable(account: CloudflareAccount): Promise<boolean> {
+async function accountReadable(api: CloudflareApi): Promise<boolean> {
   try {
-    await account.readAccount();
+    await readAccount(api);
     return true;
   } catch (error) {
     return !isRefusal(error, [401, 403, 404]);
@@ -68,14 +104,14 @@ async function accountReadable(account: CloudflareAccount): Promise<boolean> {
  * What is wrong with the credentials, or null when nothing is (or nothing could be told: a check that
  * got no answer lets the run go on, and the erase reports whatever keeps failing, slot by slot).
  */
-export async function checkCredentials(
-  account: CloudflareAccount,
-  probes: readonly CredentialProbe[],
-): Promise<CredentialProblem | null> {
-  const status = await tokenStatus(account);
+export async function checkCredentials<Kind extends string>(
+  api: CloudflareApi,
+  probes: readonly CredentialProbe<Kind>[],
+): Promise<CredentialProblem<Kind> | null> {
+  const status = await tokenStatus(api);
   if (status === 'refused' || status === 'expired' || status === 'disabled')
     return { kind: 'invalid', status };
-  const refused: PermissionKind[] = [];
+  const refused: Kind[] = [];
   for (const probe of probes) {
     try {
       await probe.list();
@@ -84,34 +120,6 @@ export async function checkCredentials(
     }
   }
   if (refused.length === 0) return null;
-  if (refused.length === probes.length && !(await accountReadable(account))) return { kind: 'account' };
-  return { kind: 'permissions', missing: refused.map(permissionOf) };
-}
-
-const INVALID: Record<Extract<CredentialProblem, { kind: 'invalid' }>['status'], string> = {
-  refused: 'is invalid or expired: Cloudflare does not accept it',
-  expired: 'is expired',
-  disabled: 'is disabled',
-};
-
-/** The problem in one paragraph: what is wrong, what preview-gc did about it, and the fix. */
-export function describeCredentialProblem(
-  problem: CredentialProblem,
-  context: { accountId: string; place: RunPlace; consequence: string },
-): string {
-  const { accountId, place, consequence } = context;
-  const token = place.credential('cloudflare-api-token');
-  switch (problem.kind) {
-    case 'invalid':
-      return `The Cloudflare API token ${INVALID[problem.status]}, so ${consequence}. Fix: create a token as the README's "Create the Cloudflare API token" says and put it in ${token}; then ${place.rerun}.`;
-    case 'account':
-      return `The Cloudflare API token cannot access account ${accountId}, so ${consequence}. Fix: check that ${place.credential('cloudflare-account-id')} is the id of the account that holds the slots (dashboard → Workers & Pages, right column), and that the token's Account Resources include that account; then ${place.rerun}.`;
-    case 'permissions': {
-      const lacks = listed(
-        problem.missing.map((permission) => `${permission.dashboard} for ${permission.resources}`),
-      );
-      const add = listed(problem.missing.map((permission) => permission.dashboard));
-      return `The Cloudflare API token lacks ${lacks}, so ${consequence}. Fix: edit the token (dashboard → My Profile → API Tokens) and add ${add} on account ${accountId}; then ${place.rerun}.`;
-    }
-  }
+  if (refused.length === probes.length && !(await accountReadable(api))) return { kind: 'account' };
+  return { kind: 'permissions', refused };
 }

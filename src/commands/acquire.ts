@@ -3,7 +3,7 @@
 // gets the slot's names as outputs. Never by force; a closed pull request gets nothing; when no slot
 // can be had, the failure shows the pool: who holds each slot, until when, and which holders are
 // closed pull requests.
-import { slotNumberOf } from '../config/name-template.ts';
+import { slotNumberOf } from '../kinds/name-template.ts';
 import type { RunReport, SlotResourceNames } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';

@@ -3,8 +3,8 @@
 // only a warning because the next acquirer or sweep erases the slot anyway.
 import { randomUUID } from 'node:crypto';
 import type { RunReport } from '../report/model.ts';
-import { shellCommand } from '../report/shell.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
+import { shellCommand } from '../text/shell.ts';
 import {
   type CommandContext,
   type EraseOutcome,

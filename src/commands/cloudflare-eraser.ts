@@ -1,11 +1,7 @@
 // The SlotEraser the commands use in real runs: one pacer, one account client and one name resolver
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
-import { describeCredentialProblem } from '../cloudflare/credentials.ts';
-import type { EraseResult } from '../cloudflare/erase.ts';
-import { StepError, type StepFailureReason, type StepResult } from '../cloudflare/erase-step.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
-import { permissionOf, type TokenPermission } from '../cloudflare/permissions.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import {
   ConfigError,
@@ -13,23 +9,15 @@ import {
   type SlotConfig,
   sharedResourceNames,
 } from '../config/slot-config.ts';
-import { credentialProbes, kindOfStep } from '../kinds/registry.ts';
-import { visible } from '../report/log-text.ts';
+import type { EraseResult, StepResult } from '../erase/erase-slot.ts';
+import { permissionOf, type TokenPermission } from '../kinds/permissions.ts';
+import { kindOfStep } from '../kinds/registry.ts';
+import { StepError, type StepFailureReason } from '../kinds/step.ts';
 import type { ApiUsageReport } from '../report/model.ts';
-import type { Connection } from './cloudflare-connection.ts';
+import { visible } from '../text/log-text.ts';
+import type { CloudflareOptions, Connection } from './cloudflare-connection.ts';
 import type { EraseOutcome, SlotEraser } from './context.ts';
-
-export interface CloudflareOptions {
-  apiToken: string;
-  accountId: string;
-  baseUrl: string;
-  budget: number;
-  ratePerSecond: number;
-  deadlineAt: number;
-  signal: AbortSignal;
-  /** For tests that count or shape requests; the global fetch otherwise. */
-  fetch?: typeof fetch;
-}
+import { describeCredentialProblem } from './credential-problem.ts';
 
 export interface CloudflareEraserOptions extends CloudflareOptions {
   /** Where the run was started, for the advice in messages. */
@@ -160,10 +148,10 @@ export function createCloudflareEraser(
       return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
     async erase({ slug, fence, fenceWithinStep, dryRun }) {
-      const { account, resolver, eraseSlot } = await connection();
+      const { api, resolver, eraseSlot } = await connection();
       const erase = () =>
         eraseSlot({
-          account,
+          api,
           resolver,
           resources: resourcesForSlot(config, slug),
           fence,
@@ -181,8 +169,8 @@ export function createCloudflareEraser(
       return toEraseOutcome(result, config.file, options.place);
     },
     checkCredentials() {
-      credentials ??= connection().then(async ({ account, resolver, checkCredentials }) => {
-        const problem = await checkCredentials(account, credentialProbes(resolver, config.resources));
+      credentials ??= connection().then(async ({ checkCredentials }) => {
+        const problem = await checkCredentials(config.resources);
         credentialsRefused = problem !== null;
         return problem === null
           ? null

@@ -1,10 +1,10 @@
 // What the commands (gc, cleanup, status, acquire) are given: clients and knobs, all passed in, none global.
 import type { RunPlace } from '../config/run-place.ts';
 import type { GitHubPullRequests } from '../github/pull-requests.ts';
-import { plural } from '../report/format.ts';
 import type { ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
+import { plural } from '../text/words.ts';
 
 export interface EraseRequest {
   slug: string;

@@ -1,5 +1,5 @@
 import { ConfigError } from '../config/slot-config.ts';
-import { visible } from '../report/log-text.ts';
+import { visible } from '../text/log-text.ts';
 
 /**
  * An error as one line of a report. A config error is ours and lists its problems a line each;

@@ -1,12 +1,12 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
 import type { SlotReport } from '../report/model.ts';
-import { shellCommand } from '../report/shell.ts';
 import {
   type EraseFailure,
   type Lease,
   MAX_ERASE_MESSAGE_CODE_POINTS,
   MAX_ERASE_STEP_CODE_POINTS,
 } from '../semaphore/protocol.ts';
+import { shellCommand } from '../text/shell.ts';
 import type { CommandContext, EraseOutcome, EraseRequest } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { LeaseFence } from './lease-fence.ts';

@@ -1,9 +1,9 @@
 // From zod's issues to problems a person can act on: each names the place in the YAML file (path and
 // line:column), what was wrong and an example of what to write instead, with did-you-mean for typos.
 import { type Document, isMap, isScalar, isSeq, type LineCounter } from 'yaml';
+import { closestWord } from '../text/did-you-mean.ts';
 import * as z from '../zod.ts';
 import type { ConfigProblem } from './config-error.ts';
-import { closestWord } from './did-you-mean.ts';
 
 type Segment = string | number;
 

@@ -6,7 +6,7 @@
 // kinds of resource come from src/kinds/.
 import { readFile, stat } from 'node:fs/promises';
 import { LineCounter, parseDocument } from 'yaml';
-import { formatCount } from '../report/format.ts';
+import { formatCount } from '../text/words.ts';
 import { locate, problemsOf, segmentsOf } from './config-diagnostics.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { type DescribeInput, describeActionInput } from './settings.ts';
@@ -18,20 +18,8 @@ import {
   templatesOf,
 } from './slot-config-schema.ts';
 
-// What the rest of preview-gc imports from here: the config, its errors and a slot's resources.
-export type { D1Template, SlotD1 } from '../kinds/d1.ts';
-export type { KvTemplate, SlotKv } from '../kinds/kv.ts';
-export type { QueueTemplate, SlotQueue } from '../kinds/queues.ts';
-export {
-  R2_JURISDICTIONS,
-  type R2Expiry,
-  type R2Jurisdiction,
-  type R2Template,
-  type SlotR2,
-} from '../kinds/r2.ts';
-export type { KindKey as ResourceKind } from '../kinds/registry.ts';
-export type { SlotVectorIndex, VectorizeTemplate } from '../kinds/vectorize.ts';
-export type { SlotWorker, WorkerTemplate } from '../kinds/workers.ts';
+// What the rest of preview-gc imports from here: the config, its errors and a slot's resources (the
+// kinds' own types come from their folders in src/kinds/).
 export { ConfigError, type ConfigProblem, ProtectedResourceError } from './config-error.ts';
 export { DEFAULT_PROTECT_WORDS, type SlotConfig } from './slot-config-schema.ts';
 export { resourcesForSlot, type SlotResources, sharedResourceNames } from './slot-resources.ts';

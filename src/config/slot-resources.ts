@@ -1,12 +1,13 @@
 // From a config's templates to one slot's resources: every name expanded ({slot} = the slug, {n} = the
 // last number in it) and checked against `protect-words` and `protect`, and the check that no two
 // slots of a pool map to the same resource.
+
+import { expand, slotNumberOf } from '../kinds/name-template.ts';
 import { KIND_LIST, type KindKey, type KindResources, nameOf } from '../kinds/registry.ts';
-import { shellCommand } from '../report/shell.ts';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
+import { shellCommand } from '../text/shell.ts';
 import { ConfigError, type ConfigProblem, ProtectedResourceError } from './config-error.ts';
 import { firstMatchingGlob, firstProtectedWord } from './glob.ts';
-import { expand, slotNumberOf } from './name-template.ts';
 import { type NameTemplate, nameTemplatesOf, type SlotConfig } from './slot-config-schema.ts';
 
 /** The concrete resources of one slot, every name expanded and checked against `protect` and `protect-words`. */

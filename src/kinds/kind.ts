@@ -1,9 +1,10 @@
 // What preview-gc knows about one kind of resource, in one place: its part of the slot config, how its
 // names are found in the account, how a slot's resource of it is erased, and the token permission all
 // of that needs. src/kinds/registry.ts lists the kinds; docs/kinds.md says how to add one.
-import type { EraseContext, StepDetails, StepOutcome } from '../cloudflare/erase-step.ts';
+
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import type * as z from '../zod.ts';
+import type { EraseContext, StepDetails, StepOutcome } from './step.ts';
 
 /** Where a resource of a slot came from, so a failure can name its template. */
 export interface Origin {
@@ -24,10 +25,20 @@ export interface KindPermission {
   use: string;
 }
 
+/** A permission a kind needs only for some of its resources. */
+export interface ConditionalPermission extends KindPermission {
+  /** Its own name in the permission table and in messages, e.g. `containers`. */
+  kind: string;
+  /** When it is needed: "a slot's Worker has Durable Object classes". */
+  onlyWhen: string;
+}
+
 /**
- * One kind of resource. `Template` is one parsed entry of the config's list; a slot's resource is that
- * entry with its name expanded, plus its origin. `Found` is what the account's listing says of a name
- * (an id, a summary), handed to the erase step.
+ * One kind of resource, as the slot config, the permission tables and the messages know it (its
+ * folder's `kind.ts`). What it does at Cloudflare is its KindOperations (its folder's
+ * `operations.ts`, listed in src/kinds/operations.ts), loaded on a run's first call: they bring the
+ * SDK's resources, which a quiet sweep never loads. `Template` is one parsed entry of the config's
+ * list; a slot's resource is that entry with its name expanded, plus its origin.
  */
 export interface ResourceKind<
   Key extends string,
@@ -35,7 +46,6 @@ export interface ResourceKind<
   NameKey extends string,
   Entry extends z.ZodType,
   Template extends Record<NameKey, string>,
-  Found,
 > {
   /** The key under `resources:` in the slot config, and in a slot's resources. */
   key: Key;
@@ -52,6 +62,21 @@ export interface ResourceKind<
   /** One parsed entry as the rest of preview-gc uses it (camelCase keys, seconds). */
   template(entry: z.output<Entry>): Template;
   permission: KindPermission;
+  /** Permissions only some slots of the kind need, each saying when (the Workers' container applications). */
+  conditionalPermissions?: readonly ConditionalPermission[];
+  /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
+  describe?(resource: Template & Origin): string;
+}
+
+/**
+ * What a kind does at Cloudflare. `Found` is what the account's listing says of a name (an id, a
+ * summary), handed to the erase step; `Details` is what the step records of what it did.
+ */
+export interface KindOperations<
+  Template extends object,
+  Found = unknown,
+  Details extends StepDetails = StepDetails,
+> {
   /**
    * The listing the credential check makes for the templates of this kind (the one the erase reuses,
    * see NameResolver): it throws when Cloudflare refuses the token.
@@ -59,15 +84,13 @@ export interface ResourceKind<
   probe(resolver: NameResolver, templates: readonly Template[]): Promise<unknown>;
   /** Looks the resource up in the run's listing: what the erase needs of it, or undefined when it is not there. */
   find(resolver: NameResolver, resource: Template & Origin): Promise<Found | undefined>;
-  /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
-  describe?(resource: Template & Origin): string;
   /**
    * Erases what the slot's resource holds; with `context.dryRun` it reads and says what it would do.
    * The step's summary is the line the job summary and the terminal show.
    */
-  erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome>;
+  erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome<Details>>;
   /** What a failed step had done before it stopped ("deleted 1,204 keys"), read from its details. */
-  doneBefore?(details: StepDetails): string | undefined;
+  doneBefore?(details: Details): string | undefined;
 }
 
 /** A kind, its types kept, checked against ResourceKind. */
@@ -77,9 +100,15 @@ export function defineKind<
   const NameKey extends string,
   Entry extends z.ZodType,
   Template extends Record<NameKey, string>,
-  Found,
 >(
-  kind: ResourceKind<Key, Step, NameKey, Entry, Template, Found>,
-): ResourceKind<Key, Step, NameKey, Entry, Template, Found> {
+  kind: ResourceKind<Key, Step, NameKey, Entry, Template>,
+): ResourceKind<Key, Step, NameKey, Entry, Template> {
   return kind;
+}
+
+/** A kind's operations, their types kept: `defineOperations<D1Template>()({ probe, find, erase })`. */
+export function defineOperations<Template extends object>() {
+  return <Found, Details extends StepDetails>(
+    operations: KindOperations<Template, Found, Details>,
+  ): KindOperations<Template, Found, Details> => operations;
 }

@@ -1,17 +1,16 @@
 // Every kind of resource a slot can hold, in the order a slot is erased (docs/design.md#erasing-a-slot):
 // compute first, so nothing writes while the data stores are emptied. The config's schema, its
 // examples, a slot's resources, the erase's steps, the report's kinds and the token permissions are
-// all read from this list; docs/kinds.md says how to add a kind.
+// all read from this list; what each kind does at Cloudflare is in src/kinds/operations.ts, by the
+// same keys. docs/kinds.md says how to add a kind.
 
-import type { CredentialProbe } from '../cloudflare/credentials.ts';
-import type { NameResolver } from '../cloudflare/resolver.ts';
-import { d1 } from './d1.ts';
+import { d1 } from './d1/kind.ts';
 import type { Origin, ResourceKind } from './kind.ts';
-import { kv } from './kv.ts';
-import { queues } from './queues.ts';
-import { r2 } from './r2.ts';
-import { vectorize } from './vectorize.ts';
-import { workers } from './workers.ts';
+import { kv } from './kv/kind.ts';
+import { queues } from './queues/kind.ts';
+import { r2 } from './r2/kind.ts';
+import { vectorize } from './vectorize/kind.ts';
+import { workers } from './workers/kind.ts';
 
 export const KINDS = [workers, d1, kv, r2, queues, vectorize] as const;
 
@@ -30,7 +29,7 @@ export type KindResources = { [Key in KindKey]: (TemplateOf<KindOf<Key>> & Origi
 
 /** Any kind, its types erased, for code that handles every kind alike. */
 // biome-ignore lint/suspicious/noExplicitAny: the one place where the kinds' own types are set aside
-export type SomeKind = ResourceKind<KindKey, StepKind, string, any, any, any>;
+export type SomeKind = ResourceKind<KindKey, StepKind, string, any, any>;
 
 export const KIND_LIST: readonly SomeKind[] = KINDS;
 
@@ -39,23 +38,22 @@ export function nameOf(kind: SomeKind, entry: object): string {
   return String((entry as Record<string, unknown>)[kind.nameKey]);
 }
 
-/**
- * The listings the credential check makes: one per kind the config names, the ones the erase then
- * reuses (NameResolver keeps them for the run).
- */
-export function credentialProbes(resolver: NameResolver, resources: KindTemplates): CredentialProbe[] {
-  return KIND_LIST.flatMap((kind) => {
-    const templates: readonly object[] = resources[kind.key];
-    return templates.length === 0 ? [] : [{ kind: kind.key, list: () => kind.probe(resolver, templates) }];
-  });
-}
-
 /** Every resource of a slot, kind by kind, with the kind it is of. */
 export function eachResource(resources: KindResources): { kind: SomeKind; resource: object & Origin }[] {
   return KIND_LIST.flatMap((kind) => {
     const listed: readonly (object & Origin)[] = resources[kind.key];
     return listed.map((resource) => ({ kind, resource }));
   });
+}
+
+/** The names of a slot's resources, kind by kind (every kind of the registry, empty where the config names none). */
+export function resourceNames(resources: KindResources | null): Record<KindKey, string[]> {
+  return Object.fromEntries(
+    KIND_LIST.map((kind) => [
+      kind.key,
+      resources === null ? [] : resources[kind.key].map((resource) => nameOf(kind, resource)),
+    ]),
+  ) as Record<KindKey, string[]>;
 }
 
 /** What a resource is called in a message: "D1 database", "R2 bucket (jurisdiction eu)". */

@@ -20,19 +20,6 @@ function joinUnits(major: number, majorUnit: string, minor: number, minorUnit: s
 }
 
 /**
- * `1204` -> `1,204`. Grouped by hand: the first use of Intl (`toLocaleString` included) starts ICU,
- * about 12 ms of a run's start-up (README.md, Performance), and counts are whole numbers.
- */
-export function formatCount(n: number): string {
-  if (!Number.isSafeInteger(n)) return String(n);
-  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
-}
-
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${formatCount(n)} ${n === 1 ? one : many}`;
-}
-
-/**
  * The pull request number of a holder named `pr-<number>`, the convention preview deploys use. Only
  * the one spelling acquire writes (`pr-7`, never `pr-07` or `pr-0`): gc releases the slot of a closed
  * pull request's holder, so a look-alike holder (a person's `pr-07`) must not be taken for pull request 7.

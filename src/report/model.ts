@@ -2,7 +2,7 @@
 // annotations and the CLI's terminal output. It is plain data so it serialises to the `report` output.
 import type { PacerUsage } from '../cloudflare/pacer.ts';
 import type { Command } from '../config/settings.ts';
-import type { StepKind } from '../kinds/registry.ts';
+import type { KindKey, StepKind } from '../kinds/registry.ts';
 
 export type SlotOutcome =
   /** Erased completely and released clean. */
@@ -106,12 +106,8 @@ export interface AcquiredSlot {
   resources: SlotResourceNames;
 }
 
-export interface SlotResourceNames {
-  workers: string[];
-  d1: string[];
-  kv: string[];
-  r2: string[];
-}
+/** The slot's resource names, every kind of the registry (src/kinds/registry.ts) by its key. */
+export type SlotResourceNames = Record<KindKey, string[]>;
 
 /** Cloudflare API usage of the run, as the pacer counted it. */
 export type ApiUsageReport = PacerUsage;

@@ -1,6 +1,9 @@
 // The job summary: a pure render of the run report into GitHub-flavoured Markdown.
+
+import { pastable } from '../text/shell.ts';
+import { formatCount, plural } from '../text/words.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeTitle, inlineCode } from './escape.ts';
-import { formatCount, formatDuration, plural, pullRequestOf, resourceList, waitingText } from './format.ts';
+import { formatDuration, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
   type ApiUsageReport,
   needsRepair,
@@ -9,7 +12,6 @@ import {
   type SlotOutcome,
   type SlotReport,
 } from './model.ts';
-import { pastable } from './shell.ts';
 import * as view from './view.ts';
 
 /** GitHub refuses a step summary over 1 MiB; stay well under it so the run's summary always posts. */
@@ -146,7 +148,7 @@ function failures(report: RunReport): string[] {
 
 /**
  * A command goes in a code block to copy; advice is a sentence. Commands are built with every value
- * shell-quoted (src/report/shell.ts); this only keeps a broken one out of the block.
+ * shell-quoted (src/text/shell.ts); this only keeps a broken one out of the block.
  */
 function nextStepLines(nextStep: string): string[] {
   // A command to copy is one pastable line (shell.ts's rule: no control or hidden character, so no

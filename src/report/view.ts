@@ -1,7 +1,9 @@
 // What a run report says, decided once for both renderers: the job summary (Markdown, summary.ts)
 // and the terminal (src/cli/terminal-report.ts). They differ only in how text is escaped and marked
 // up; which slots need attention, how a headline counts, what an outcome is called, stay here.
-import { formatCount, formatDuration, howAcquired, plural, readableUtc } from './format.ts';
+
+import { formatCount, plural } from '../text/words.ts';
+import { formatDuration, howAcquired, readableUtc } from './format.ts';
 import {
   type AcquiredSlot,
   countOutcomes,

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { updateGenerated, updateReadme } from '../../scripts/readme-inputs.ts';
-import { TOKEN_PERMISSIONS } from '../../src/cloudflare/permissions.ts';
+import { TOKEN_PERMISSIONS } from '../../src/kinds/permissions.ts';
 
 async function generatedFiles() {
   const [readme, actionYml, configDoc] = await Promise.all(
@@ -42,7 +42,7 @@ describe('README.md', () => {
     expect(updated).toContain('| `sweep-color` | no | – | A new input \\| with a pipe. |');
   });
 
-  it('lists the API token permissions of src/cloudflare/permissions.ts alike in the README, docs/config.md and action.yml', async () => {
+  it('lists the API token permissions of src/kinds/permissions.ts alike in the README, docs/config.md and action.yml', async () => {
     const files = await generatedFiles();
     expect(updateGenerated(files)).toEqual(files);
     for (const permission of TOKEN_PERMISSIONS) {

@@ -2,7 +2,7 @@
 // eventual consistency. The twin and the pacer share one virtual clock, so a Retry-After of minutes
 // is honoured (or refused) without anyone waiting for it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eraseSlot } from '../../src/cloudflare/erase.ts';
+import { eraseSlot } from '../../src/erase/erase-slot.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
 import { eraseInNewRun, slotResources, slotSeed, startRun, VirtualClock } from './support.ts';
 
@@ -160,7 +160,7 @@ describe('SIGTERM', () => {
     const controller = new AbortController();
     const run = startRun(twin, { clock, signal: controller.signal });
     const erasing = eraseSlot({
-      account: run.account,
+      api: run.api,
       resolver: run.resolver,
       resources: slotResources(slug),
       fence: async () => true,

@@ -5,13 +5,13 @@
 
 import type Cloudflare from 'cloudflare';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { eraseSlot } from '../../src/cloudflare/erase.ts';
-import { purgeFinished } from '../../src/cloudflare/erase-queues.ts';
 import type { PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { POLL_SECONDS } from '../../src/cloudflare/poll.ts';
 import { createCloudflareEraser } from '../../src/commands/cloudflare-eraser.ts';
 import { ACTION_PLACE } from '../../src/config/run-place.ts';
 import { parseSlotConfig, resourcesForSlot, type SlotConfig } from '../../src/config/slot-config.ts';
+import { eraseSlot } from '../../src/erase/erase-slot.ts';
+import { purgeFinished } from '../../src/kinds/queues/erase.ts';
 import type { TwinAccount } from '../twin/twin.ts';
 import {
   BASE_URL,

@@ -5,8 +5,8 @@
 // erase must explain (a class another Worker binds, a bucket with R2 Data Catalog), and the
 // namespaces of a Worker's previews, which are not its classes.
 import { describe, expect, it } from 'vitest';
-import { PARKED_TAG } from '../../src/cloudflare/parked-worker.ts';
 import type { SlotResources } from '../../src/config/slot-config.ts';
+import { PARKED_TAG } from '../../src/kinds/workers/parked-worker.ts';
 import type { TwinSeed } from '../twin/twin.ts';
 import { eraseInNewRun, slotResources, twinForTheseTests, workerIn, writesIn } from './support.ts';
 

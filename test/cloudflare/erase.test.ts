@@ -2,8 +2,8 @@
 // tenant leaves behind (foreign-key chains, 25,000 KV keys, foreign lifecycle rules, a Worker with
 // Durable Objects of which one is backed by a container application).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eraseSlot } from '../../src/cloudflare/erase.ts';
 import { ProtectedResourceError } from '../../src/config/slot-config.ts';
+import { eraseSlot } from '../../src/erase/erase-slot.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
 import {
   DEFAULT_MULTIPART_RULE,
@@ -369,7 +369,7 @@ describe('only some steps', () => {
     twin.seed(slotSeed(slug, { kvKeys: 20 }));
     const run = startRun(twin);
     const result = await eraseSlot({
-      account: run.account,
+      api: run.api,
       resolver: run.resolver,
       resources: slotResources(slug),
       fence: async () => true,

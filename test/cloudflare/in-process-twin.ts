@@ -3,11 +3,11 @@
 // (pacer, account, resolver) on a virtual clock the twin shares, so waits cost no time.
 import Cloudflare from 'cloudflare';
 import { getResponse } from 'msw';
-import { CloudflareAccount } from '../../src/cloudflare/account.ts';
-import { eraseSlot } from '../../src/cloudflare/erase.ts';
+import { CloudflareApi } from '../../src/cloudflare/client.ts';
 import { Pacer, type PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { NameResolver } from '../../src/cloudflare/resolver.ts';
 import type { SlotResources } from '../../src/config/slot-config.ts';
+import { eraseSlot } from '../../src/erase/erase-slot.ts';
 import { createTwinAccount, createTwinHandlers, type TwinAccount } from '../twin/twin.ts';
 import { VirtualClock } from './support.ts';
 
@@ -36,17 +36,17 @@ export function inProcessTwin(): InProcessTwin {
   return { clock, twin, fetch, sdk };
 }
 
-/** One run's pacer, account and resolver against the twin. */
+/** One run's pacer, API client and resolver against the twin. */
 export function newRun(env: InProcessTwin, options: PacerOptions = {}) {
   const pacer = new Pacer({ ratePerSecond: 1000, clock: env.clock, ...options });
-  const account = new CloudflareAccount({
+  const api = new CloudflareApi({
     apiToken: env.twin.token,
     accountId: env.twin.accountId,
     baseUrl: BASE_URL,
     pacer,
     fetch: env.fetch,
   });
-  return { pacer, account, resolver: new NameResolver(account) };
+  return { pacer, api, resolver: new NameResolver(api) };
 }
 
 /** Erases `resources` in a new run, with the twin's request log cleared first. */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { CloudflareAccount } from '../../src/cloudflare/account.ts';
 import { CloudflareCallError } from '../../src/cloudflare/call-error.ts';
+import type { CloudflareApi } from '../../src/cloudflare/client.ts';
 import {
   type AttemptContext,
   Pacer,
@@ -302,7 +302,7 @@ describe('Pacer', () => {
 
   it("lets a slot have the listing another slot started, even when that slot's lease is lost", async () => {
     const { pacer } = setup();
-    const resolver = new NameResolver({ pacer } as unknown as CloudflareAccount);
+    const resolver = new NameResolver({ pacer } as unknown as CloudflareApi);
     let pages = 0;
     const listing = () =>
       resolver.listing('durable-objects', async () => {

@@ -10,7 +10,7 @@ import {
   nextMigrationTag,
   PARKED_TAG,
   parkedUpload,
-} from '../../src/cloudflare/parked-worker.ts';
+} from '../../src/kinds/workers/parked-worker.ts';
 
 describe('the parked upload', () => {
   it('tombstones with a legacy migration from the current tag, and keeps container classes as stubs with their container', () => {

@@ -2,11 +2,11 @@
 // the run's plumbing (pacer, account, resolver) pointed at the twin over loopback.
 
 import { afterAll, beforeAll } from 'vitest';
-import { CloudflareAccount } from '../../src/cloudflare/account.ts';
-import { type EraseResult, eraseSlot } from '../../src/cloudflare/erase.ts';
+import { CloudflareApi } from '../../src/cloudflare/client.ts';
 import { Pacer, type PacerClock, type PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { NameResolver } from '../../src/cloudflare/resolver.ts';
 import { parseSlotConfig, resourcesForSlot, type SlotResources } from '../../src/config/slot-config.ts';
+import { type EraseResult, eraseSlot } from '../../src/erase/erase-slot.ts';
 import { DESIGN_EXAMPLE } from '../config/design-example.ts';
 import { startTwin, type Twin, type TwinSeed } from '../twin/twin.ts';
 
@@ -109,20 +109,20 @@ export class VirtualClock implements PacerClock {
 
 export interface Run {
   pacer: Pacer;
-  account: CloudflareAccount;
+  api: CloudflareApi;
   resolver: NameResolver;
 }
 
-/** One run's plumbing against the twin: a fresh pacer (fast, virtual time unless given), account and resolver. */
+/** One run's plumbing against the twin: a fresh pacer (fast, virtual time unless given), API client and resolver. */
 export function startRun(twin: Twin, options: PacerOptions = {}): Run {
   const pacer = new Pacer({ ratePerSecond: 1000, clock: new VirtualClock(), ...options });
-  const account = new CloudflareAccount({
+  const api = new CloudflareApi({
     apiToken: twin.token,
     accountId: twin.accountId,
     baseUrl: twin.baseUrl,
     pacer,
   });
-  return { pacer, account, resolver: new NameResolver(account) };
+  return { pacer, api, resolver: new NameResolver(api) };
 }
 
 export interface EraseRun extends Run {
@@ -137,7 +137,7 @@ export async function eraseInNewRun(
 ): Promise<EraseRun> {
   const run = startRun(twin, options.pacer);
   const result = await eraseSlot({
-    account: run.account,
+    api: run.api,
     resolver: run.resolver,
     resources,
     fence: options.fence ?? (async () => true),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDurationSeconds } from '../../src/config/duration.ts';
 import { firstMatchingGlob } from '../../src/config/glob.ts';
+import { parseDurationSeconds } from '../../src/text/duration.ts';
 
 describe('protect globs', () => {
   it('matches * and ? and treats every other character literally', () => {

@@ -88,6 +88,8 @@ describe('acquire: one slot per pull request', () => {
         d1: [`rel-${slug}-db`],
         kv: [`rel-${slug}-kv`],
         r2: [`rel-${slug}-files`],
+        queues: [],
+        vectorize: [],
       }),
     });
     const held = await slotOf(pool, slug);

@@ -4,8 +4,9 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { TOKEN_PERMISSIONS } from '../../src/cloudflare/permissions.ts';
 import { parseSlotConfig, resourcesForSlot } from '../../src/config/slot-config.ts';
+import { operationsOf } from '../../src/kinds/operations.ts';
+import { TOKEN_PERMISSIONS } from '../../src/kinds/permissions.ts';
 import { KIND_LIST } from '../../src/kinds/registry.ts';
 
 const read = (path: string) => readFile(path, 'utf8');
@@ -30,10 +31,11 @@ describe.each(KIND_LIST.map((kind) => [kind.key, kind] as const))('the %s kind',
     expect(actionYml).toContain(kind.permission.dashboard);
   });
 
-  it('has a probe, a lookup and an erase step', () => {
-    expect(typeof kind.probe).toBe('function');
-    expect(typeof kind.find).toBe('function');
-    expect(typeof kind.erase).toBe('function');
+  it('has operations with a probe, a lookup and an erase step', () => {
+    const operations = operationsOf(kind);
+    expect(typeof operations.probe).toBe('function');
+    expect(typeof operations.find).toBe('function');
+    expect(typeof operations.erase).toBe('function');
   });
 
   it('has its keys in the key table of docs/config.md', async () => {

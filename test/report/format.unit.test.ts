@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDuration, plural, pullRequestOf } from '../../src/report/format.ts';
+import { formatDuration, pullRequestOf } from '../../src/report/format.ts';
+import { formatCount, plural } from '../../src/text/words.ts';
 
 describe('formatDuration', () => {
   it.each([

@@ -137,7 +137,14 @@ describe('acquire and slots that need repair', () => {
     wasDirty: true,
     reused: false,
     generation: 7,
-    resources: { workers: ['shop-preview-3'], d1: ['shop-preview-3-db'], kv: [], r2: [] },
+    resources: {
+      workers: ['shop-preview-3'],
+      d1: ['shop-preview-3-db'],
+      kv: [],
+      r2: [],
+      queues: [],
+      vectorize: [],
+    },
   };
 
   it('heads an acquire with the slot and its lease, and lists what the deploy gets', () => {
@@ -174,7 +181,8 @@ describe('acquire and slots that need repair', () => {
       'slot-number': '3',
       'lease-expires-at': '2026-12-03T10:00:00.000Z',
       'was-dirty': 'true',
-      resources: '{"workers":["shop-preview-3"],"d1":["shop-preview-3-db"],"kv":[],"r2":[]}',
+      resources:
+        '{"workers":["shop-preview-3"],"d1":["shop-preview-3-db"],"kv":[],"r2":[],"queues":[],"vectorize":[]}',
     });
   });
 

@@ -1,0 +1,15 @@
+// What the slot config says of a D1 database: its name template and how it is erased.
+import * as z from '../../zod.ts';
+import type { Origin } from '../kind.ts';
+import { NAME_CHARSET, nameTemplate } from '../name-template.ts';
+
+export interface D1Template {
+  name: string;
+  erase: 'rows' | 'drop';
+}
+export type SlotD1 = D1Template & Origin;
+
+export const d1Entry = z.strictObject({
+  name: nameTemplate('name: app-{slot}-db', NAME_CHARSET),
+  erase: z.enum(['rows', 'drop']).default('rows'),
+});

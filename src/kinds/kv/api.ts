@@ -1,0 +1,62 @@
+// The Workers KV calls preview-gc makes: list namespaces and keys, bulk-delete keys.
+import { BaseKeys } from 'cloudflare/resources/kv/namespaces/keys';
+import { BaseNamespaces } from 'cloudflare/resources/kv/namespaces/namespaces';
+import type { CloudflareApi } from '../../cloudflare/client.ts';
+import * as z from '../../zod.ts';
+
+const RESOURCES = [BaseNamespaces, BaseKeys] as const;
+const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
+
+export function listKvNamespaces(api: CloudflareApi): Promise<{ id: string; title: string }[]> {
+  return api.allPages(
+    'kv.namespaces.list',
+    (page, options) =>
+      api
+        .sdk(RESOURCES)
+        .kv.namespaces.list({ account_id: api.accountId, page, per_page: 1000 }, options)
+        .asResponse(),
+    z.looseObject({ id: z.string(), title: z.string() }),
+  );
+}
+
+/** One page of at most 1,000 key names; `cursor` '' means this was the last page. */
+export async function listKvKeys(
+  api: CloudflareApi,
+  namespaceId: string,
+  cursor: string | undefined,
+): Promise<{ names: string[]; cursor: string }> {
+  const { result, info } = await api.send(
+    'kv.keys.list',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .kv.namespaces.keys.list(
+          namespaceId,
+          { account_id: api.accountId, limit: 1000, ...(cursor ? { cursor } : {}) },
+          options,
+        )
+        .asResponse(),
+    z.array(z.looseObject({ name: z.string() })),
+    cursorInfoSchema,
+  );
+  return { names: result.map((key) => key.name), cursor: info?.cursor ?? '' };
+}
+
+/** Deletes up to 10,000 keys; returns the keys Cloudflare says it could not delete. */
+export async function bulkDeleteKvKeys(
+  api: CloudflareApi,
+  namespaceId: string,
+  names: string[],
+): Promise<{ unsuccessful: string[] }> {
+  const { result } = await api.send(
+    'kv.bulkDelete',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .kv.namespaces.bulkDelete(namespaceId, { account_id: api.accountId, body: names }, options)
+        .asResponse(),
+    // Older API versions answer null or {} (docs/cloudflare.md#kv-bulk-delete).
+    z.looseObject({ unsuccessful_keys: z.array(z.string()).nullish() }).nullish(),
+  );
+  return { unsuccessful: result?.unsuccessful_keys ?? [] };
+}

@@ -1,0 +1,12 @@
+// What the slot config says of a KV namespace: its title template.
+import * as z from '../../zod.ts';
+import type { Origin } from '../kind.ts';
+import { nameTemplate } from '../name-template.ts';
+
+export interface KvTemplate {
+  title: string;
+}
+export type SlotKv = KvTemplate & Origin;
+
+// A namespace's title may hold any character: no charset beyond the placeholders.
+export const kvEntry = z.strictObject({ title: nameTemplate('title: app-{slot}-cache') });

@@ -1,0 +1,25 @@
+// The Cloudflare API token permissions preview-gc needs, one row per resource kind and one per
+// conditional permission a kind declares (the Workers' container applications): the one list of
+// them. The README's token table, docs/config.md and action.yml's description of the token input are
+// generated from it (`npm run readme`), and the credential check names a missing permission with it.
+import type { KindPermission } from './kind.ts';
+import { KIND_LIST } from './registry.ts';
+
+export interface TokenPermission extends KindPermission {
+  /** A kind's key (`workers`, `d1`, …), or the name of a kind's conditional permission (`containers`). */
+  kind: string;
+  /** When it is needed, if not whenever the config names resources of its kind. */
+  onlyWhen?: string;
+}
+
+/** Every kind's own permission, then the conditional ones (the table reads "always" before "only when"). */
+export const TOKEN_PERMISSIONS: readonly TokenPermission[] = [
+  ...KIND_LIST.map((kind) => ({ kind: kind.key, ...kind.permission })),
+  ...KIND_LIST.flatMap((kind) => kind.conditionalPermissions ?? []),
+];
+
+export function permissionOf(kind: string): TokenPermission {
+  const permission = TOKEN_PERMISSIONS.find((candidate) => candidate.kind === kind);
+  if (permission === undefined) throw new Error(`no token permission for ${kind}`);
+  return permission;
+}

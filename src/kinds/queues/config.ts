@@ -1,0 +1,11 @@
+// What the slot config says of a queue: its name template.
+import * as z from '../../zod.ts';
+import type { Origin } from '../kind.ts';
+import { NAME_CHARSET, nameTemplate } from '../name-template.ts';
+
+export interface QueueTemplate {
+  name: string;
+}
+export type SlotQueue = QueueTemplate & Origin;
+
+export const queueEntry = z.strictObject({ name: nameTemplate('name: app-{slot}-jobs', NAME_CHARSET) });

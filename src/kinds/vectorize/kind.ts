@@ -1,0 +1,23 @@
+// Vectorize indexes: the erase deletes every vector of the slot's index, keeping the index.
+import { defineKind } from '../kind.ts';
+import { type VectorizeTemplate, vectorizeEntry } from './config.ts';
+
+export const vectorize = defineKind({
+  key: 'vectorize',
+  step: 'vectorize',
+  nameKey: 'name',
+  noun: 'Vectorize index',
+  entry: vectorizeEntry,
+  examples: {
+    '': 'vectorize: [{ name: "app-{slot}-embeddings" }]',
+    '[]': '- name: app-{slot}-embeddings',
+    '[].name': 'name: app-{slot}-embeddings',
+  },
+  template: (entry): VectorizeTemplate => entry,
+  permission: {
+    resources: 'Vectorize indexes',
+    dashboard: 'Vectorize: Edit',
+    apiName: 'Vectorize Write',
+    use: "lists indexes and their vector ids; deletes every vector of a slot's index",
+  },
+});

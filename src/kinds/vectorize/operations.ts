@@ -1,0 +1,18 @@
+// What the Vectorize kind does at Cloudflare: find the index by name in the run's one listing, delete its vectors.
+import type { NameResolver } from '../../cloudflare/resolver.ts';
+import { plural } from '../../text/words.ts';
+import { defineOperations } from '../kind.ts';
+import { listVectorizeIndexes } from './api.ts';
+import type { VectorizeTemplate } from './config.ts';
+import { eraseVectorize } from './erase.ts';
+
+/** Index names (indexes are addressed by name). */
+const indexNames = (resolver: NameResolver) => resolver.listing('vectorize', listVectorizeIndexes);
+
+export const vectorizeOperations = defineOperations<VectorizeTemplate>()({
+  probe: indexNames,
+  find: async (resolver, index) => ((await indexNames(resolver)).includes(index.name) ? true : undefined),
+  erase: (context, index) => eraseVectorize(context, index),
+  doneBefore: (details) =>
+    details.vectorsDeleted > 0 ? `deleted ${plural(details.vectorsDeleted, 'vector')}` : undefined,
+});
