@@ -11,8 +11,13 @@ export const POLL_WAITS_MS: readonly number[] = [0, 1_000, 2_000, 4_000, 8_000, 
 export const POLL_SECONDS = POLL_WAITS_MS.reduce((sum, wait) => sum + wait, 0) / 1000;
 
 /** Reads `check` until it answers true (then true) or the waits are over (then false). */
-export async function pollUntil(pacer: Pacer, kind: string, check: () => Promise<boolean>): Promise<boolean> {
-  for (const wait of POLL_WAITS_MS) {
+export async function pollUntil(
+  pacer: Pacer,
+  kind: string,
+  check: () => Promise<boolean>,
+  waitsMs: readonly number[] = POLL_WAITS_MS,
+): Promise<boolean> {
+  for (const wait of waitsMs) {
     if (wait > 0) await pacer.pause(kind, wait);
     if (await check()) return true;
   }

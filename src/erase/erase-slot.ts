@@ -8,6 +8,7 @@
 import { CloudflareCallError, DEFERRING_REASONS } from '../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
+import type { Inventory, InventoryContext } from '../kinds/inventory.ts';
 import { operationsOf } from '../kinds/operations.ts';
 import {
   describeResource,
@@ -57,6 +58,8 @@ export interface StepResult {
    */
   requests: number;
   failure?: { reason: StepFailureReason; message: string };
+  /** What the kind's inventory found left after the step (real runs whose every step finished). */
+  inventory?: Inventory;
 }
 
 export interface EraseResult {
@@ -86,6 +89,8 @@ interface PlannedStep {
   kind: StepKind;
   resource: string;
   run: (context: EraseContext) => Promise<StepOutcome>;
+  /** Reads back what is left of the resource; undefined for a kind without an inventory. */
+  inventory: ((context: InventoryContext) => Promise<Inventory>) | undefined;
   /** What the step did before it failed, from its details ("deleted 1,204 keys"). */
   doneBefore: (details: StepDetails) => string | undefined;
 }
@@ -95,14 +100,21 @@ function planSteps(resources: KindResources): PlannedStep[] {
   return eachResource(resources).map(({ kind, resource }) => {
     const operations = operationsOf(kind);
     const name = nameOf(kind, resource);
+    const found = async (resolver: NameResolver) => {
+      const what = await operations.find(resolver, resource);
+      if (what === undefined) throw missingResource(describeResource(kind, resource), name, resource);
+      return what;
+    };
+    const { inventory } = operations;
     return {
       kind: kind.step,
       resource: name,
-      run: async (context: EraseContext) => {
-        const found = await operations.find(context.resolver, resource);
-        if (found === undefined) throw missingResource(describeResource(kind, resource), name, resource);
-        return operations.erase(context, resource, found);
-      },
+      run: async (context: EraseContext) =>
+        operations.erase(context, resource, await found(context.resolver)),
+      inventory:
+        inventory === undefined
+          ? undefined
+          : async (context) => inventory(context, resource, await found(context.resolver)),
       doneBefore: (details: StepDetails) => operations.doneBefore?.(details),
     };
   });
@@ -144,6 +156,7 @@ const FAILED_SUMMARY: Record<StepFailureReason, string> = {
   refused: 'refused',
   pending: 'still running at Cloudflare; the next run checks again',
   fence: 'not run: the lease could not be renewed',
+  left: 'erased, but its inventory found data left',
   internal: 'failed: an error in preview-gc',
 };
 
@@ -161,16 +174,45 @@ const STOPPED_SUMMARY: Record<EraseStatus, string> = {
   failed: 'not run: the lease could not be renewed',
 };
 
+/** Runs one planned step: its outcome, or its failure with what it did before and the status it stops the erase with. */
+async function runStep(
+  step: PlannedStep,
+  context: EraseContext,
+): Promise<{ result: StepResult; stop: EraseStatus | undefined }> {
+  const { pacer } = context.api;
+  const base = { kind: step.kind, resource: step.resource, details: null };
+  const before = pacer.requestsSoFar();
+  try {
+    const { inventory, ...outcome } = await step.run(context);
+    const requests = pacer.requestsSoFar() - before;
+    return {
+      result: { ...base, ...outcome, ...(inventory === undefined ? {} : { inventory }), requests },
+      stop: undefined,
+    };
+  } catch (error) {
+    const { reason, message, details } = failureOf(error);
+    const result: StepResult = {
+      ...base,
+      status: 'failed',
+      summary: failedSummary(step, reason, details),
+      details,
+      requests: pacer.requestsSoFar() - before,
+      failure: { reason, message },
+    };
+    return { result, stop: stopFor(reason) };
+  }
+}
+
 export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult> {
   const { api, resolver, resources, fence, dryRun, signal, only } = options;
   const context: EraseContext = { api, resolver, dryRun };
-  const { pacer } = api;
-  const startRequests = pacer.requestsSoFar();
+  const startRequests = api.pacer.requestsSoFar();
   const steps: StepResult[] = [];
   let stopped: EraseStatus | undefined;
   let leftOut = false;
 
-  for (const step of planSteps(resources)) {
+  const planned = planSteps(resources);
+  for (const step of planned) {
     const base = { kind: step.kind, resource: step.resource, details: null, requests: 0 };
     if (only !== undefined && !only.includes(step.kind)) {
       leftOut = true;
@@ -196,30 +238,73 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
       steps.push({ ...base, status: 'not-run', summary: STOPPED_SUMMARY[stopped] });
       continue;
     }
-
-    const before = pacer.requestsSoFar();
-    try {
-      const outcome = await step.run(context);
-      steps.push({ ...base, ...outcome, requests: pacer.requestsSoFar() - before });
-    } catch (error) {
-      const { reason, message, details } = failureOf(error);
-      stopped = stopFor(reason);
-      steps.push({
-        ...base,
-        status: 'failed',
-        summary: failedSummary(step, reason, details),
-        details,
-        requests: pacer.requestsSoFar() - before,
-        failure: { reason, message },
-      });
-    }
+    const { result, stop } = await runStep(step, context);
+    steps.push(result);
+    stopped = stop;
   }
+
+  if (stopped === undefined && !dryRun && !leftOut && steps.every((step) => step.status !== 'failed'))
+    stopped = await readWhatIsLeft(planned, steps, { api, resolver });
 
   const failed = steps.filter((step) => step.status === 'failed');
   const needsPerson = failed.some((step) => step.failure?.reason !== 'pending');
   const status: EraseStatus =
     stopped ?? (needsPerson ? 'failed' : leftOut || failed.length > 0 ? 'deferred' : 'complete');
-  return { status, steps, requests: pacer.requestsSoFar() - startRequests };
+  return { status, steps, requests: api.pacer.requestsSoFar() - startRequests };
+}
+
+/**
+ * Once every step has finished, each resource's inventory reads back what is left (the ones a step's
+ * own request already carried are taken as they are). Only 'empty' and 'expiring' leave the step as
+ * it was; 'settling' makes it pending (the next run reads again) and 'left' a failure a person looks
+ * at, however sure the erase was. A read that fails counts like a failed step. Returns the status
+ * that stops the erase when a read was stopped by the budget, the deadline, the rate limit or a signal.
+ */
+async function readWhatIsLeft(
+  planned: readonly PlannedStep[],
+  steps: StepResult[],
+  context: InventoryContext,
+): Promise<EraseStatus | undefined> {
+  const { pacer } = context.api;
+  for (const [index, plan] of planned.entries()) {
+    const step = steps[index];
+    if (step === undefined) continue;
+    const before = pacer.requestsSoFar();
+    try {
+      step.inventory ??= await plan.inventory?.(context);
+    } catch (error) {
+      const { reason, message } = failureOf(error);
+      Object.assign(step, {
+        status: 'failed',
+        summary: `${step.summary}; what is left could not be read (${FAILED_SUMMARY[reason]})`,
+        failure: { reason, message: `reading what is left: ${message}` },
+      });
+      const stop = stopFor(reason);
+      if (stop !== undefined) return stop;
+      continue;
+    } finally {
+      step.requests += pacer.requestsSoFar() - before;
+    }
+    const left = step.inventory;
+    if (left?.state === 'settling') {
+      step.status = 'failed';
+      step.summary = `${step.summary}, then ${FAILED_SUMMARY.pending}`;
+      step.failure = {
+        reason: 'pending',
+        message: `${left.summary}; the next run erases and reads it again`,
+      };
+    } else if (left?.state === 'left') {
+      step.status = 'failed';
+      step.summary = `${step.summary}, but left: ${left.summary}`;
+      step.failure = { reason: 'left', message: describeLeft(left) };
+    }
+  }
+  return undefined;
+}
+
+function describeLeft(left: Inventory): string {
+  const items = left.items ?? [];
+  return items.length === 0 ? `left: ${left.summary}` : `left: ${left.summary} (${items.join('; ')})`;
 }
 
 /** The fence's answer, or the message of its error: a throwing fence stops the erase like a false one. */

@@ -4,6 +4,7 @@
 
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import type * as z from '../zod.ts';
+import type { Inventory, InventoryContext } from './inventory.ts';
 import type { EraseContext, StepDetails, StepOutcome } from './step.ts';
 
 /** Where a resource of a slot came from, so a failure can name its template. */
@@ -91,6 +92,13 @@ export interface KindOperations<
   erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome<Details>>;
   /** What a failed step had done before it stopped ("deleted 1,204 keys"), read from its details. */
   doneBefore?(details: Details): string | undefined;
+  /**
+   * What is left of the resource, read back by the kind's inventory (code that shares nothing with
+   * its erase): the slot is released clean only when every resource's inventory says empty or
+   * expiring. A step whose last request already carried the inventory's reads (D1's batch) returns
+   * it in its outcome instead, and this is not called for it.
+   */
+  inventory?(context: InventoryContext, resource: Template & Origin, found: Found): Promise<Inventory>;
 }
 
 /** A kind, its types kept, checked against ResourceKind. */

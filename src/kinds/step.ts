@@ -4,6 +4,7 @@
 import type { CallFailureReason } from '../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
+import type { Inventory } from './inventory.ts';
 
 /** What every step function gets. */
 export interface EraseContext {
@@ -23,6 +24,8 @@ export type StepFailureReason =
   | 'pending'
   /** The fence callback threw: nothing destructive may run without a renewed lease. */
   | 'fence'
+  /** The erase said it was done, but its inventory found a tenant's data or code left. */
+  | 'left'
   /** A bug in preview-gc; the message says what. */
   | 'internal';
 
@@ -34,6 +37,8 @@ export interface StepOutcome<Details extends StepDetails = StepDetails> {
   status: 'done' | 'unchanged' | 'would-change';
   summary: string;
   details: Details;
+  /** What is left, when the step's own last request carried the inventory's reads. */
+  inventory?: Inventory;
 }
 
 export class StepError extends Error {

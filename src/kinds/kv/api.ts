@@ -1,10 +1,13 @@
 // The Workers KV calls preview-gc makes: list namespaces and keys, bulk-delete keys.
 import { BaseKeys } from 'cloudflare/resources/kv/namespaces/keys';
 import { BaseNamespaces } from 'cloudflare/resources/kv/namespaces/namespaces';
+import { BaseValues } from 'cloudflare/resources/kv/namespaces/values';
+import { toCallError, withAttemptSignal } from '../../cloudflare/answer.ts';
+import { CloudflareCallError } from '../../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../../cloudflare/client.ts';
 import * as z from '../../zod.ts';
 
-const RESOURCES = [BaseNamespaces, BaseKeys] as const;
+const RESOURCES = [BaseNamespaces, BaseKeys, BaseValues] as const;
 const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
 
 export function listKvNamespaces(api: CloudflareApi): Promise<{ id: string; title: string }[]> {
@@ -59,4 +62,32 @@ export async function bulkDeleteKvKeys(
     z.looseObject({ unsuccessful_keys: z.array(z.string()).nullish() }).nullish(),
   );
   return { unsuccessful: result?.unsuccessful_keys ?? [] };
+}
+
+/**
+ * Whether the key has a value: a read of it answers 404 once it is deleted (a listing may still show
+ * the key's name for a while, docs/cloudflare.md#kv-eventual-consistency). The body is not read.
+ */
+export function kvValueExists(api: CloudflareApi, namespaceId: string, key: string): Promise<boolean> {
+  return api.pacer.call('kv.values.get', (context) =>
+    withAttemptSignal(context, async (signal, timedOut) => {
+      try {
+        const response = await api
+          .sdk(RESOURCES)
+          .kv.namespaces.values.get(
+            key,
+            { account_id: api.accountId, namespace_id: namespaceId },
+            { maxRetries: 0, timeout: context.timeoutMs, signal },
+          )
+          .asResponse();
+        await response.body?.cancel();
+        return true;
+      } catch (error) {
+        const failure = toCallError('kv.values.get', error, context, timedOut());
+        if (failure instanceof CloudflareCallError && failure.reason === 'api' && failure.status === 404)
+          return false;
+        throw failure;
+      }
+    }),
+  );
 }

@@ -5,6 +5,7 @@ import { defineOperations } from '../kind.ts';
 import { listKvNamespaces } from './api.ts';
 import type { KvTemplate } from './config.ts';
 import { eraseKv } from './erase.ts';
+import { kvInventory } from './inventory.ts';
 
 const namespaces = (resolver: NameResolver) => resolver.listing('kv', listKvNamespaces);
 
@@ -14,6 +15,7 @@ export const kvOperations = defineOperations<KvTemplate>()({
   find: async (resolver, namespace) =>
     (await namespaces(resolver)).find((candidate) => candidate.title === namespace.title)?.id,
   erase: (context, _namespace, namespaceId) => eraseKv(context, namespaceId),
+  inventory: (context, _namespace, namespaceId) => kvInventory(context, namespaceId),
   doneBefore: (details) =>
     details.keysDeleted > 0 ? `deleted ${plural(details.keysDeleted, 'key')}` : undefined,
 });

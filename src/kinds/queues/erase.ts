@@ -1,12 +1,13 @@
 // Step 5: delete every message of the slot's queue. The queue is resolved by name (one listing a run),
-// its last purge is read, a purge is started (`delete_messages_permanently: true`), and its status is
-// read again, with growing waits between reads, until the API says this purge finished or the step's
-// wait is over. A purge still running then is reported as such ('pending': the slot stays dirty, the
-// next run purges again and checks), never as done. Every real erase purges: the backlog count is
-// best-effort and cannot prove a queue empty, and purging an empty queue changes nothing. A dry run
-// reads the backlog instead, to say roughly how many messages a purge would delete.
+// a purge is started (`delete_messages_permanently: true`), then its status is read, with growing
+// waits between reads, until the API says the purge finished or the step's wait is over. A purge
+// still running then is reported as such ('pending': the slot stays dirty, the next run purges again
+// and checks), never as done. Every real erase purges, an empty queue's too: purging an empty queue
+// changes nothing, and whether it is empty is the inventory's to say (inventory.ts). A dry run reads
+// the backlog instead, to say roughly how many messages a purge would delete.
 
 import { CloudflareCallError } from '../../cloudflare/call-error.ts';
+import { POLL_SECONDS, pollUntil } from '../../cloudflare/poll.ts';
 import { plural } from '../../text/words.ts';
 import { type EraseContext, StepError, type StepOutcome } from '../step.ts';
 import { type QueuePurgeStatus, queueBacklog, queuePurgeStatus, startQueuePurge } from './api.ts';
@@ -14,24 +15,20 @@ import { type QueuePurgeStatus, queueBacklog, queuePurgeStatus, startQueuePurge 
 export interface QueuesDetails {
   /** 'finished': the API says the purge is done; 'running': started, not done when the step stopped waiting. */
   purge: 'finished' | 'running' | 'not-started';
-  /** Purge status reads, the one before the purge included. */
+  /** Purge status reads after the purge was started. */
   statusReads: number;
   /** Messages waiting, by the API's best-effort metrics (read in a dry run only). */
   backlog?: number;
 }
 
-import { POLL_SECONDS, pollUntil } from '../../cloudflare/poll.ts';
-
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T/;
 
 /**
- * Whether `status` says that a purge started after `before` was read has finished. The SDK types the
- * flag as `completed` (a string), wrangler as `complete` (a boolean); `true`, `"true"` or a completion
- * time count as finished, anything else as still running (docs/cloudflare.md#queues). An answer
- * that still shows the purge of `before` (same `started_at`) describes the earlier purge, not ours.
+ * Whether `status`, read after this erase started its purge, says the purge finished. The SDK types
+ * the flag as `completed` (a string), wrangler as `complete` (a boolean); `true`, `"true"` or a
+ * completion time count as finished, anything else as still running (docs/cloudflare.md#queues).
  */
-export function purgeFinished(status: QueuePurgeStatus, before: QueuePurgeStatus): boolean {
-  if (before.started_at && status.started_at === before.started_at) return false;
+export function purgeFinished(status: QueuePurgeStatus): boolean {
   const { completed, complete } = status;
   if (complete === true || completed === true) return true;
   return typeof completed === 'string' && (completed.toLowerCase() === 'true' || ISO_DATE.test(completed));
@@ -41,16 +38,19 @@ function backlogText(backlog: number): string {
   return backlog === 0 ? 'none waiting, by the metrics' : `about ${plural(backlog, 'message')} waiting`;
 }
 
+/**
+ * Purges first, then reads the status: no source says what the status route answers for a queue
+ * never purged, so nothing depends on a read before the purge. Whatever the status says, the
+ * queue's inventory reads its backlog afterwards.
+ */
 async function purgeAndWait(context: EraseContext, queueId: string, details: QueuesDetails) {
   const { api } = context;
-  const before = await queuePurgeStatus(api, queueId);
-  details.statusReads++;
   await startQueuePurge(api, queueId);
   details.purge = 'running';
   const finished = await pollUntil(api.pacer, 'queues.purge.status', async () => {
     const status = await queuePurgeStatus(api, queueId);
     details.statusReads++;
-    return purgeFinished(status, before);
+    return purgeFinished(status);
   });
   if (finished) details.purge = 'finished';
 }

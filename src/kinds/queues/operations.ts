@@ -4,6 +4,7 @@ import { defineOperations } from '../kind.ts';
 import { listQueues } from './api.ts';
 import type { QueueTemplate } from './config.ts';
 import { eraseQueue } from './erase.ts';
+import { queueInventory } from './inventory.ts';
 
 const queueList = (resolver: NameResolver) => resolver.listing('queues', listQueues);
 
@@ -13,4 +14,5 @@ export const queuesOperations = defineOperations<QueueTemplate>()({
   find: async (resolver, queue) =>
     (await queueList(resolver)).find((candidate) => candidate.queue_name === queue.name)?.queue_id,
   erase: (context, _queue, queueId) => eraseQueue(context, queueId),
+  inventory: (context, _queue, queueId) => queueInventory(context, queueId),
 });

@@ -1,15 +1,14 @@
 // Step 6: delete every vector of the slot's Vectorize index, keeping the index (its dimensions, metric
 // and metadata indexes) for the next deploy. Vectorize has no "delete all": the ids are listed, 1,000
-// a page, and each page's ids are sent to delete_by_ids. Vectorize applies deletes asynchronously, so
-// the index's vector count is then read, with growing waits, until it is 0. An index that still counts
-// vectors after the wait is reported as such ('pending': the slot stays dirty, the next run lists and
-// deletes again), never as empty. The pacer's budget bounds a big index; what was deleted stays
-// deleted and the next run goes on from there.
+// a page, and each page's ids are sent to delete_by_ids. Vectorize applies deletes asynchronously:
+// whether the index is empty is its inventory's to say (inventory.ts), which reads the count with
+// growing waits. The pacer's budget bounds a big index; what was deleted stays deleted and the next
+// run goes on from there.
 
 import { CloudflareCallError } from '../../cloudflare/call-error.ts';
 import { plural } from '../../text/words.ts';
 import { type EraseContext, StepError, type StepOutcome } from '../step.ts';
-import { deleteVectorsByIds, listVectorIds, vectorCount } from './api.ts';
+import { deleteVectorsByIds, listVectorIds } from './api.ts';
 import type { SlotVectorIndex } from './config.ts';
 
 export interface VectorizeDetails {
@@ -17,11 +16,7 @@ export interface VectorizeDetails {
   vectorsDeleted: number;
   /** Vector id listing requests made. */
   listings: number;
-  /** Vectors the index still counted at the last read, when it was read. */
-  vectorsLeft?: number;
 }
-
-import { POLL_SECONDS, pollUntil } from '../../cloudflare/poll.ts';
 
 async function deleteListed(
   context: EraseContext,
@@ -41,13 +36,6 @@ async function deleteListed(
   }
 }
 
-async function emptied(context: EraseContext, index: string, details: VectorizeDetails): Promise<boolean> {
-  return pollUntil(context.api.pacer, 'vectorize.info', async () => {
-    details.vectorsLeft = await vectorCount(context.api, index);
-    return details.vectorsLeft === 0;
-  });
-}
-
 export async function eraseVectorize(
   context: EraseContext,
   index: SlotVectorIndex,
@@ -65,17 +53,10 @@ export async function eraseVectorize(
       };
     }
     await deleteListed(context, index.name, first, details);
-    if (await emptied(context, index.name, details)) {
-      return { status: 'done', summary: `deleted ${plural(details.vectorsDeleted, 'vector')}`, details };
-    }
+    return { status: 'done', summary: `deleted ${plural(details.vectorsDeleted, 'vector')}`, details };
   } catch (error) {
     // Keep what was done: the report says how far the erase got.
     if (error instanceof CloudflareCallError) throw new StepError(error.reason, error.message, details);
     throw error;
   }
-  throw new StepError(
-    'pending',
-    `sent ${plural(details.vectorsDeleted, 'vector')} for deletion, but the index still counted ${plural(details.vectorsLeft ?? 0, 'vector')} after ${POLL_SECONDS} s (Vectorize applies deletes later); the next run lists and deletes again`,
-    details,
-  );
 }

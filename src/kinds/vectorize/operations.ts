@@ -5,6 +5,7 @@ import { defineOperations } from '../kind.ts';
 import { listVectorizeIndexes } from './api.ts';
 import type { VectorizeTemplate } from './config.ts';
 import { eraseVectorize } from './erase.ts';
+import { vectorizeInventory } from './inventory.ts';
 
 /** Index names (indexes are addressed by name). */
 const indexNames = (resolver: NameResolver) => resolver.listing('vectorize', listVectorizeIndexes);
@@ -13,6 +14,7 @@ export const vectorizeOperations = defineOperations<VectorizeTemplate>()({
   probe: indexNames,
   find: async (resolver, index) => ((await indexNames(resolver)).includes(index.name) ? true : undefined),
   erase: (context, index) => eraseVectorize(context, index),
+  inventory: (context, index) => vectorizeInventory(context, index.name),
   doneBefore: (details) =>
     details.vectorsDeleted > 0 ? `deleted ${plural(details.vectorsDeleted, 'vector')}` : undefined,
 });
