@@ -41,8 +41,8 @@ describe.each(KIND_LIST.map((kind) => [kind.key, kind] as const))('the %s kind',
   });
 
   it('has twin routes, registered with the twin', async () => {
-    expect(existsSync(`test/twin/routes-${key}.ts`), `test/twin/routes-${key}.ts`).toBe(true);
-    expect(await read('test/twin/handlers.ts')).toContain(`from './routes-${key}.ts'`);
+    expect(existsSync(`test/twin/${key}/routes.ts`), `test/twin/${key}/routes.ts`).toBe(true);
+    expect(await read('test/twin/handlers.ts')).toContain(`from './${key}/routes.ts'`);
   });
 });
 

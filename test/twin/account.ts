@@ -1,12 +1,12 @@
 // The in-memory Cloudflare account every handler works on, with its seed and its state dump.
 import { randomUUID } from 'node:crypto';
-import { D1Database } from './d1-engine.ts';
+import { D1Database } from './d1/engine.ts';
 import { FaultTable } from './faults.ts';
-import { KvNamespace } from './kv-store.ts';
+import { KvNamespace } from './kv/store.ts';
 import { type RateLimit, RateLimiter } from './limiter.ts';
-import { QueueStore } from './queue-store.ts';
+import { QueueStore } from './queues/store.ts';
 import type { Jurisdiction, LifecycleRule, TwinSeed } from './schema.ts';
-import { VectorizeStore } from './vectorize-store.ts';
+import { VectorizeStore } from './vectorize/store.ts';
 import {
   type DoClass,
   type NamespaceRow,
@@ -14,7 +14,7 @@ import {
   newId,
   type WorkersStore as Workers,
   WorkersStore,
-} from './workers-store.ts';
+} from './workers/store.ts';
 
 export interface TwinAccountOptions {
   token?: string;

@@ -2,9 +2,9 @@
 // SDK has none, with the fields wrangler reads, named after wrangler's own type).
 import type Cloudflare from 'cloudflare';
 import { HttpResponse } from 'msw';
-import type { TwinAccount } from './account.ts';
-import type { Reconciliation } from './workers-draft.ts';
-import type { WorkerScript } from './workers-store.ts';
+import type { TwinAccount } from '../account.ts';
+import type { Reconciliation } from './draft.ts';
+import type { WorkerScript } from './store.ts';
 
 export type Script = Cloudflare.Workers.Scripts.Script;
 export type SettingsAnswer = Cloudflare.Workers.Scripts.ScriptAndVersionSettingGetResponse;

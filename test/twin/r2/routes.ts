@@ -7,10 +7,10 @@
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import { bucketKey, type R2Bucket, type TwinAccount } from './account.ts';
-import { ApiFailure, badRequest, jsonBody, notFound, ok } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import { type Jurisdiction, jurisdictionSchema, type LifecycleRule, lifecycleRuleSchema } from './schema.ts';
+import { bucketKey, type R2Bucket, type TwinAccount } from '../account.ts';
+import { ApiFailure, badRequest, jsonBody, notFound, ok } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import { type Jurisdiction, jurisdictionSchema, type LifecycleRule, lifecycleRuleSchema } from '../schema.ts';
 
 const BASE = '/accounts/:account/r2/buckets';
 const MAX_RULES = 1000;

@@ -10,10 +10,10 @@ import type {
 } from 'cloudflare/resources/vectorize/indexes/indexes';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { ApiFailure, badRequest, decodeCursor, encodeCursor, jsonBody, notFound, ok } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import type { TwinVector, TwinVectorIndex } from './vectorize-store.ts';
+import type { TwinAccount } from '../account.ts';
+import { ApiFailure, badRequest, decodeCursor, encodeCursor, jsonBody, notFound, ok } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import type { TwinVector, TwinVectorIndex } from './store.ts';
 
 const BASE = '/accounts/:account/vectorize/v2/indexes';
 /** Vectorize's limits page: dimensions, id length and the list-vectors page. */

@@ -1,9 +1,9 @@
 // Reading Worker requests: the script a route names, who sent the upload, and the multipart upload
 // itself (one JSON metadata or settings part, the modules).
-import { badRequest, notFound } from './envelope.ts';
-import type { RouteContext } from './gate.ts';
-import { type UploadMetadata, uploadMetadataSchema } from './workers-metadata.ts';
-import type { WorkerModule, WorkerScript } from './workers-store.ts';
+import { badRequest, notFound } from '../envelope.ts';
+import type { RouteContext } from '../gate.ts';
+import { type UploadMetadata, uploadMetadataSchema } from './metadata.ts';
+import type { WorkerModule, WorkerScript } from './store.ts';
 
 export const SCRIPTS = '/accounts/:account/workers/scripts';
 

@@ -3,18 +3,12 @@
 // cfetch/internal.ts for the content answer (multipart, the main module in cf-entrypoint).
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
-import type { TwinAccount } from './account.ts';
-import { ok } from './envelope.ts';
-import { route } from './gate.ts';
-import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './workers-requests.ts';
-import { applyUpload } from './workers-upload.ts';
-import {
-  contentAnswer,
-  type SettingsAnswer,
-  scriptView,
-  settingsView,
-  type UploadAnswer,
-} from './workers-views.ts';
+import type { TwinAccount } from '../account.ts';
+import { ok } from '../envelope.ts';
+import { route } from '../gate.ts';
+import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './requests.ts';
+import { applyUpload } from './upload.ts';
+import { contentAnswer, type SettingsAnswer, scriptView, settingsView, type UploadAnswer } from './views.ts';
 
 export function workersRoutes(account: TwinAccount): HttpHandler[] {
   return [

@@ -5,7 +5,7 @@
 // containers/deploy.ts reads `preview.id` to tell them apart).
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
-import type { TwinAccount } from './account.ts';
+import type { TwinAccount } from '../account.ts';
 import {
   cursorPageOf,
   decodeCursor,
@@ -14,9 +14,9 @@ import {
   ok,
   type PageTokenInfo,
   pageOf,
-} from './envelope.ts';
-import { route } from './gate.ts';
-import type { ContainerApp, NamespaceRow } from './workers-store.ts';
+} from '../envelope.ts';
+import { route } from '../gate.ts';
+import type { ContainerApp, NamespaceRow } from './store.ts';
 
 const NAMESPACES = '/accounts/:account/workers/durable_objects/namespaces';
 const APPS = '/accounts/:account/containers/applications';

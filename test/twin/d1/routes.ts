@@ -2,11 +2,11 @@
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import type { D1Database, D1Statement, D1StatementResult } from './d1-engine.ts';
-import { D1Error } from './d1-engine.ts';
-import { badRequest, jsonBody, notFound, ok, pageOf } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
+import type { TwinAccount } from '../account.ts';
+import { badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import type { D1Database, D1Statement, D1StatementResult } from './engine.ts';
+import { D1Error } from './engine.ts';
 
 const BASE = '/accounts/:account/d1/database';
 

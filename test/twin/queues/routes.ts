@@ -8,10 +8,10 @@ import type {
 import type { Queue, QueueGetMetricsResponse } from 'cloudflare/resources/queues/queues';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { ApiFailure, badRequest, jsonBody, notFound, ok, pageOf } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import type { TwinQueue } from './queue-store.ts';
+import type { TwinAccount } from '../account.ts';
+import { ApiFailure, badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import type { TwinQueue } from './store.ts';
 
 const BASE = '/accounts/:account/queues';
 

@@ -3,10 +3,10 @@
 import type Cloudflare from 'cloudflare';
 import { type HttpHandler, HttpResponse } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { badRequest, cursorPageOf, fail, jsonBody, notFound, ok, pageOf } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import type { KvEntry, KvNamespace } from './kv-store.ts';
+import type { TwinAccount } from '../account.ts';
+import { badRequest, cursorPageOf, fail, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import type { KvEntry, KvNamespace } from './store.ts';
 
 const BASE = '/accounts/:account/storage/kv/namespaces';
 export const BULK_LIMIT = 10_000;

@@ -6,14 +6,14 @@
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { badRequest, jsonBody, notFound, ok } from './envelope.ts';
-import { route } from './gate.ts';
-import { uploadMetadataSchema } from './workers-metadata.ts';
-import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './workers-requests.ts';
-import { newId } from './workers-store.ts';
-import { applyUpload } from './workers-upload.ts';
-import { deploymentOf, type ServiceAnswer, scriptView, secretsOf, workerView } from './workers-views.ts';
+import type { TwinAccount } from '../account.ts';
+import { badRequest, jsonBody, notFound, ok } from '../envelope.ts';
+import { route } from '../gate.ts';
+import { uploadMetadataSchema } from './metadata.ts';
+import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './requests.ts';
+import { newId } from './store.ts';
+import { applyUpload } from './upload.ts';
+import { deploymentOf, type ServiceAnswer, scriptView, secretsOf, workerView } from './views.ts';
 
 const subdomainSchema = z.looseObject({ enabled: z.boolean(), previews_enabled: z.boolean().optional() });
 const deploymentSchema = z.looseObject({
