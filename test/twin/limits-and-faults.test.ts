@@ -107,7 +107,7 @@ describe('faults', () => {
   });
 
   it('leaves keys of a KV bulk delete undeleted and reports them as unsuccessful_keys', async () => {
-    const ns = twin.account.createKv('partial');
+    const ns = twin.account.kv.create('partial');
     twin.seed({ kv: [{ title: 'partial', keys: { x: '1', y: '2', z: '3' } }] });
     twin.faults.add({
       route: 'POST /accounts/:account/storage/kv/namespaces/:ns/bulk/delete',

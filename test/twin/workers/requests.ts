@@ -3,12 +3,12 @@
 import { badRequest, notFound } from '../envelope.ts';
 import type { RouteContext } from '../gate.ts';
 import { type UploadMetadata, uploadMetadataSchema } from './metadata.ts';
-import type { WorkerModule, WorkerScript } from './store.ts';
+import type { WorkerModule, WorkerScript, WorkersStore } from './store.ts';
 
 export const SCRIPTS = '/accounts/:account/workers/scripts';
 
-export function scriptOf({ account, params }: RouteContext): WorkerScript {
-  const script = account.workers.scripts.get(params.name ?? '');
+export function scriptOf(workers: WorkersStore, { params }: RouteContext): WorkerScript {
+  const script = workers.scripts.get(params.name ?? '');
   if (!script) throw notFound(10007, 'This Worker does not exist on your account.');
   return script;
 }
