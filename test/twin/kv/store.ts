@@ -1,5 +1,6 @@
-// The account's KV namespaces, by id. Deleted keys can linger in listings for `listingLagMs`, as KV's eventual consistency
-// makes them do for up to about 60 s on the real service (docs/cloudflare.md#kv-eventual-consistency).
+// The account's KV namespaces, by id, and what each holds. Deleted keys can linger in listings for
+// `listingLagMs`, as KV's eventual consistency makes them do for up to about 60 s on the real service
+// (docs/cloudflare.md#kv-eventual-consistency).
 import { randomUUID } from 'node:crypto';
 
 export interface KvEntry {
