@@ -3,8 +3,7 @@
 // fails, the other steps still run, nothing crashes).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SlotResources } from '../../src/config/slot-config.ts';
-import type { FaultRule } from '../twin/schema.ts';
-import { startTwin, type Twin } from '../twin/twin.ts';
+import { type FaultRule, startTwin, type Twin } from '../twin/twin.ts';
 import { eraseInNewRun, slotResources, slotSeed } from './support.ts';
 
 /** Each route with the index of the erase step that calls it (compute, d1, kv, r2 files, r2 sandboxes). */

@@ -1,13 +1,14 @@
 // The checklist of docs/kinds.md ("Adding a resource kind"): every kind in the registry has what the
-// rest of preview-gc reads from it, its twin routes and its rows in the docs, so a kind added to the
+// rest of preview-gc reads from it, its twin kind and its rows in the docs, so a kind added to the
 // registry alone fails here, saying what is missing.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parseSlotConfig, resourcesForSlot } from '../../src/config/slot-config.ts';
 import { operationsOf } from '../../src/kinds/operations.ts';
 import { TOKEN_PERMISSIONS } from '../../src/kinds/permissions.ts';
 import { KIND_LIST } from '../../src/kinds/registry.ts';
+import { TWIN_KIND_LIST } from '../twin/kinds.ts';
+import { createTwinAccount, twinSeedSchema } from '../twin/twin.ts';
 
 const read = (path: string) => readFile(path, 'utf8');
 
@@ -42,9 +43,13 @@ describe.each(KIND_LIST.map((kind) => [kind.key, kind] as const))('the %s kind',
     expect(await read('docs/config.md')).toContain(`| \`resources.${key}[].${kind.nameKey}\` |`);
   });
 
-  it('has twin routes, registered with the twin', async () => {
-    expect(existsSync(`test/twin/routes-${key}.ts`), `test/twin/routes-${key}.ts`).toBe(true);
-    expect(await read('test/twin/handlers.ts')).toContain(`from './routes-${key}.ts'`);
+  it('has a twin kind, registered with the twin, that seeds a slot of it with the resource', () => {
+    const twinKind = TWIN_KIND_LIST.find((candidate) => candidate.key === key);
+    expect(twinKind, `test/twin/${key}/twin-kind.ts, listed in test/twin/kinds.ts`).toBeDefined();
+    const config = parseSlotConfig(`pool: preview-slot\nresources:\n  ${kind.examples['']}\n`, 'kinds.yml');
+    const seed = resourcesForSlot(config, 'preview-3')[key].flatMap((r) => twinKind?.seedFor(r, 'preview-3'));
+    const state = createTwinAccount({ seed: twinSeedSchema.parse({ [key]: seed }) }).state();
+    expect(new Map(Object.entries(state)).get(key)).toHaveLength(1);
   });
 });
 

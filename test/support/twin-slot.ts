@@ -150,7 +150,7 @@ export function eraseStepOf(path: string): 'compute' | 'd1' | 'kv' | 'r2' {
 /** Whose data is in the slot now: the markers of the tenants' rows and keys (see tenantData). */
 export function tenantsIn(twin: Twin, config: SlotConfig, slug: string): string[] {
   const names = slotNames(config, slug);
-  const database = names.d1 === undefined ? undefined : twin.account.findD1(names.d1);
+  const database = names.d1 === undefined ? undefined : twin.account.d1.find(names.d1);
   const rows = database === undefined ? [] : database.select('SELECT body FROM notes');
   const namespace = [...twin.account.kv.values()].find((entry) => entry.title === names.kv);
   const markers = [

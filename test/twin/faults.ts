@@ -1,5 +1,28 @@
 // Fault rules: each matching request consumes one of the rule's `times` and gets the injected behaviour.
-import { type FaultRule, faultRuleSchema, type ParsedFaultRule } from './schema.ts';
+import { z } from 'zod';
+
+export const faultRuleSchema = z.strictObject({
+  method: z.string().toUpperCase().optional(),
+  /** A route template as in the request log, e.g. 'POST /accounts/:account/d1/database/:id/query'. */
+  route: z.string().optional(),
+  /** A regular expression tested against the path below /client/v4. */
+  pathPattern: z.string().optional(),
+  /** How many matching requests the rule affects; omitted = every one until cleared. */
+  times: z.number().int().positive().optional(),
+  status: z.number().int().min(200).max(599).optional(),
+  retryAfter: z.number().nonnegative().optional(),
+  delayMs: z.number().int().nonnegative().optional(),
+  reset: z.literal(true).optional(),
+  malformed: z.literal(true).optional(),
+  successFalse: z.literal(true).optional(),
+  /** KV bulk delete only: that many of the requested keys stay and come back in unsuccessful_keys. */
+  unsuccessfulKeys: z.number().int().positive().optional(),
+  /** The error code and message of the injected envelope (defaults depend on the status). */
+  code: z.number().int().optional(),
+  message: z.string().optional(),
+});
+export type FaultRule = z.input<typeof faultRuleSchema>;
+export type ParsedFaultRule = z.output<typeof faultRuleSchema>;
 
 interface ActiveRule {
   rule: ParsedFaultRule;

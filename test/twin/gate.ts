@@ -1,10 +1,10 @@
 // Every /client/v4 route goes through this gate: latency, the rate limiter, fault injection, bearer-token
 // auth and the account check, error envelopes, Ratelimit headers and the request log, in that order.
 import { type HttpHandler, HttpResponse, http } from 'msw';
-import type { TwinAccount, TwinToken } from './account.ts';
+import type { AccountCore, TwinToken } from './account-core.ts';
 import { ApiFailure, fail } from './envelope.ts';
+import type { ParsedFaultRule } from './faults.ts';
 import { acceptedPermissions } from './permissions.ts';
-import type { ParsedFaultRule } from './schema.ts';
 
 export const API_PREFIX = '/client/v4';
 const RATE_LIMITED = 'Please wait and consider throttling your request speed';
@@ -13,7 +13,7 @@ export interface RouteContext {
   request: Request;
   url: URL;
   params: Record<string, string>;
-  account: TwinAccount;
+  account: AccountCore;
   /** A matching fault rule that lets the request through (e.g. unsuccessfulKeys), for the route to apply. */
   fault?: ParsedFaultRule;
 }
@@ -120,7 +120,7 @@ async function runResolver(ctx: RouteContext, resolver: Resolver): Promise<Respo
  * refuses a token that is unknown, not active, for another account or without a permission it accepts.
  */
 export function route(
-  account: TwinAccount,
+  account: AccountCore,
   method: Method | 'ALL',
   template: string,
   resolver: Resolver,

@@ -107,7 +107,7 @@ describe('faults', () => {
   });
 
   it('leaves keys of a KV bulk delete undeleted and reports them as unsuccessful_keys', async () => {
-    const ns = twin.account.createKv('partial');
+    const ns = twin.account.kv.create('partial');
     twin.seed({ kv: [{ title: 'partial', keys: { x: '1', y: '2', z: '3' } }] });
     twin.faults.add({
       route: 'POST /accounts/:account/storage/kv/namespaces/:ns/bulk/delete',
@@ -183,6 +183,34 @@ describe('seeding through /__twin/seed', () => {
     const bad = await admin('/seed', { method: 'POST', body: JSON.stringify({ kv: [{ title: '' }] }) });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ error: expect.stringContaining('seed: kv.0.title:') });
+  });
+
+  it('makes a queue with a backlog and a Vectorize index with vectors, and refuses an index too wide', async () => {
+    const seed = {
+      queues: [{ name: 'seeded-jobs', messages: 3 }],
+      vectorize: [{ name: 'seeded-embeddings', dimensions: 8, vectors: 12 }],
+    };
+    expect((await admin('/seed', { method: 'POST', body: JSON.stringify(seed) })).status).toBe(200);
+    const queue = twin.state().queues.find((q) => q.name === 'seeded-jobs');
+    expect(queue?.messages).toBe(3);
+    const metrics = await cf.queues.getMetrics(queue?.id ?? '', { account_id });
+    expect(metrics?.backlog_count).toBe(3);
+    const info = await cf.vectorize.indexes.info('seeded-embeddings', { account_id });
+    expect(info).toMatchObject({ dimensions: 8, vectorCount: 12 });
+    const listed = await cf.vectorize.indexes.listVectors('seeded-embeddings', { account_id, count: 5 });
+    expect(listed?.vectors?.map((v) => v.id)).toEqual(['v00', 'v01', 'v02', 'v03', 'v04']);
+    expect(twin.state().vectorize).toContainEqual({
+      name: 'seeded-embeddings',
+      dimensions: 8,
+      metric: 'cosine',
+      vectors: 12,
+      pendingMutations: 0,
+    });
+
+    const wide = { vectorize: [{ name: 'too-wide', dimensions: 4096 }] };
+    const bad = await admin('/seed', { method: 'POST', body: JSON.stringify(wide) });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: expect.stringContaining('seed: vectorize.0.dimensions:') });
   });
 });
 

@@ -2,7 +2,8 @@
 import { type HttpHandler, HttpResponse, http } from 'msw';
 import { z } from 'zod';
 import type { TwinAccount } from './account.ts';
-import { describeIssues, faultRuleSchema, twinSeedSchema } from './schema.ts';
+import { faultRuleSchema } from './faults.ts';
+import { describeIssues, twinSeedSchema } from './schema.ts';
 
 export const ADMIN_PREFIX = '/__twin';
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Account } from 'cloudflare/resources/accounts/accounts';
 import type { TokenVerifyResponse } from 'cloudflare/resources/user/tokens/tokens';
 import type { HttpHandler } from 'msw';
-import type { TwinAccount, TwinToken } from './account.ts';
+import type { AccountCore, TwinToken } from './account-core.ts';
 import { fail, ok } from './envelope.ts';
 import { presentedToken, type RouteContext, route } from './gate.ts';
 
@@ -29,7 +29,7 @@ function verified(ctx: RouteContext, owner: TwinToken['owner']): Response {
   return ok<TokenVerifyResponse>({ id: tokenId(ctx), status: token.status });
 }
 
-export function tokenRoutes(account: TwinAccount): HttpHandler[] {
+export function tokenRoutes(account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', '/user/tokens/verify', (ctx) => verified(ctx, 'user'), { verifiesToken: true }),
     route(account, 'GET', '/accounts/:account/tokens/verify', (ctx) => verified(ctx, 'account'), {

@@ -1,7 +1,7 @@
 // `npm run twin -- --port <p> [--seed <file>] [--token <t>] [--account <id>]`: the twin as a process.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { describeIssues, type TwinSeed, twinSeedSchema } from './schema.ts';
+import type { TwinSeed } from './schema.ts';
 
 const USAGE = 'usage: npm run twin -- --port <port> [--seed <file.json>] [--token <token>] [--account <id>]';
 
@@ -27,7 +27,7 @@ function parseCli() {
   }
 }
 
-function readSeed(file: string): TwinSeed {
+async function readSeed(file: string): Promise<TwinSeed> {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
@@ -35,6 +35,8 @@ function readSeed(file: string): TwinSeed {
     process.stderr.write(`${file}: cannot read the seed as JSON: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  // Loaded only here: the schema is built from the kinds, which load msw and SQLite.
+  const { describeIssues, twinSeedSchema } = await import('./schema.ts');
   const parsed = twinSeedSchema.safeParse(json);
   if (!parsed.success) {
     process.stderr.write(`${describeIssues(parsed.error, file)}\nSee docs/twin.md for the seed format.\n`);
@@ -48,7 +50,7 @@ if (args.port === undefined) usageError('--port is required');
 const port = Number(args.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535)
   usageError(`--port must be 0-65535, got "${args.port}"`);
-const seed = args.seed === undefined ? undefined : readSeed(args.seed);
+const seed = args.seed === undefined ? undefined : await readSeed(args.seed);
 
 // Loaded after the arguments are checked, so a usage error answers without loading msw and SQLite.
 const { startTwin } = await import('./twin.ts');

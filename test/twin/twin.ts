@@ -4,21 +4,23 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { getResponse, type HttpHandler } from 'msw';
 import {
-  TwinAccount,
+  newTwinAccount,
+  type TwinAccount,
   type TwinAccountOptions,
   type TwinRequestRecord,
   type TwinStateDump,
 } from './account.ts';
 import { candidateHandlers } from './dispatch.ts';
 import { fail } from './envelope.ts';
+import type { FaultRule } from './faults.ts';
 import { API_PREFIX } from './gate.ts';
 import { createTwinHandlers } from './handlers.ts';
-import { type FaultRule, type TwinSeed, twinSeedSchema } from './schema.ts';
+import { type TwinSeed, twinSeedSchema } from './schema.ts';
 
-export type { TwinRequestRecord, TwinStateDump } from './account.ts';
-export { TwinAccount } from './account.ts';
+export type { TwinAccount, TwinRequestRecord, TwinStateDump } from './account.ts';
+export type { FaultRule } from './faults.ts';
 export { createTwinHandlers } from './handlers.ts';
-export type { FaultRule, TwinSeed } from './schema.ts';
+export type { TwinSeed } from './schema.ts';
 export { twinSeedSchema } from './schema.ts';
 
 export interface TwinOptions extends TwinAccountOptions {
@@ -44,7 +46,7 @@ export interface Twin {
 }
 
 export function createTwinAccount(options: TwinAccountOptions & { seed?: TwinSeed } = {}): TwinAccount {
-  const account = new TwinAccount(options);
+  const account = newTwinAccount(options);
   if (options.seed) account.seed(twinSeedSchema.parse(options.seed));
   return account;
 }

@@ -1,5 +1,7 @@
-// One KV namespace. Deleted keys can linger in listings for `listingLagMs`, as KV's eventual consistency
-// makes them do for up to about 60 s on the real service (docs/cloudflare.md#kv-eventual-consistency).
+// The account's KV namespaces, by id, and what each holds. Deleted keys can linger in listings for
+// `listingLagMs`, as KV's eventual consistency makes them do for up to about 60 s on the real service
+// (docs/cloudflare.md#kv-eventual-consistency).
+import { randomUUID } from 'node:crypto';
 
 export interface KvEntry {
   value: Uint8Array;
@@ -68,5 +70,25 @@ export class KvNamespace {
 
   names(): string[] {
     return [...this.entries.keys()].sort();
+  }
+}
+
+/** The account's namespaces by id; `listingLagMs` is how long deleted keys stay in listings. */
+export class KvStore extends Map<string, KvNamespace> {
+  readonly listingLagMs: number;
+
+  constructor(listingLagMs: number) {
+    super();
+    this.listingLagMs = listingLagMs;
+  }
+
+  create(title: string): KvNamespace {
+    const ns = new KvNamespace(randomUUID().replaceAll('-', ''), title);
+    this.set(ns.id, ns);
+    return ns;
+  }
+
+  findByTitle(title: string): KvNamespace | undefined {
+    return [...this.values()].find((ns) => ns.title === title);
   }
 }

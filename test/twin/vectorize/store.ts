@@ -3,7 +3,12 @@
 // the account's clock later, in order (the delay is a stand-in). Reads see applied mutations only.
 import { randomUUID } from 'node:crypto';
 
-export type VectorizeMetric = 'cosine' | 'euclidean' | 'dot-product';
+export const VECTORIZE_METRICS = ['cosine', 'euclidean', 'dot-product'] as const;
+export type VectorizeMetric = (typeof VECTORIZE_METRICS)[number];
+/** Index names the twin takes (a stand-in, docs/twin.md#vectorize). */
+export const INDEX_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** Vectorize's limits page: at most 1,536 dimensions. */
+export const MAX_DIMENSIONS = 1536;
 
 export interface TwinVector {
   id: string;

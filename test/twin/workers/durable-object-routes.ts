@@ -5,7 +5,7 @@
 // containers/deploy.ts reads `preview.id` to tell them apart).
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
-import type { TwinAccount } from './account.ts';
+import type { AccountCore } from '../account-core.ts';
 import {
   cursorPageOf,
   decodeCursor,
@@ -14,16 +14,16 @@ import {
   ok,
   type PageTokenInfo,
   pageOf,
-} from './envelope.ts';
-import { route } from './gate.ts';
-import type { ContainerApp, NamespaceRow } from './workers-store.ts';
+} from '../envelope.ts';
+import { route } from '../gate.ts';
+import type { ContainerApp, NamespaceRow, WorkersStore } from './store.ts';
 
 const NAMESPACES = '/accounts/:account/workers/durable_objects/namespaces';
 const APPS = '/accounts/:account/containers/applications';
 
 type Application = Cloudflare.Containers.Applications.ApplicationListResponse;
 
-function appView(account: TwinAccount, app: ContainerApp): Application {
+function appView(account: AccountCore, app: ContainerApp): Application {
   const common = {
     id: app.id,
     name: app.name,
@@ -40,10 +40,10 @@ function appView(account: TwinAccount, app: ContainerApp): Application {
     : { ...common, scheduling_policy: 'durable_object', durable_objects: { namespace_id: app.namespaceId } };
 }
 
-export function durableObjectRoutes(account: TwinAccount): HttpHandler[] {
+export function durableObjectRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', NAMESPACES, ({ url }) => {
-      const { result, resultInfo } = pageOf(account.workers.namespaces(), url, {
+      const { result, resultInfo } = pageOf(workers.namespaces(), url, {
         defaultPerPage: 20,
         maxPerPage: 1000,
         totals: false,
@@ -51,7 +51,7 @@ export function durableObjectRoutes(account: TwinAccount): HttpHandler[] {
       return ok<NamespaceRow[]>(result, resultInfo);
     }),
     route(account, 'GET', `${NAMESPACES}/:id/objects`, ({ params, url }) => {
-      const ns = account.workers.findNamespace(params.id ?? '');
+      const ns = workers.findNamespace(params.id ?? '');
       if (!ns) throw notFound(10066, 'Durable Object namespace not found');
       const objects = [...ns.objectIds].sort().map((id) => ({ id, hasStoredData: true }));
       const { result, resultInfo } = cursorPageOf(objects, (o) => o.id, url, {
@@ -64,10 +64,10 @@ export function durableObjectRoutes(account: TwinAccount): HttpHandler[] {
   ];
 }
 
-export function containerRoutes(account: TwinAccount): HttpHandler[] {
+export function containerRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', APPS, ({ url }) => {
-      const apps = [...account.workers.containers.values()].sort((a, b) => a.id.localeCompare(b.id));
+      const apps = [...workers.containers.values()].sort((a, b) => a.id.localeCompare(b.id));
       const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 20) || 20));
       const after = decodeCursor(url.searchParams.get('page_token'));
       const start = after === null ? 0 : apps.findIndex((a) => a.id > after);
@@ -82,12 +82,12 @@ export function containerRoutes(account: TwinAccount): HttpHandler[] {
       );
     }),
     route(account, 'GET', `${APPS}/:id`, ({ params }) => {
-      const app = account.workers.containers.get(params.id ?? '');
+      const app = workers.containers.get(params.id ?? '');
       if (!app) throw notFound(1404, 'application not found');
       return ok<Cloudflare.Containers.Applications.ApplicationGetResponse>(appView(account, app));
     }),
     route(account, 'DELETE', `${APPS}/:id`, ({ params }) => {
-      if (!account.workers.containers.delete(params.id ?? '')) throw notFound(1404, 'application not found');
+      if (!workers.containers.delete(params.id ?? '')) throw notFound(1404, 'application not found');
       return ok<Cloudflare.Containers.Applications.ApplicationDeleteResponse>({
         message: 'application deleted',
       });

@@ -5,10 +5,10 @@
 // the namespace"; `container` names a container "declared in the upload's metadata.containers";
 // the reconciliation scenarios) and wrangler's workers-utils containers.ts (both directions of the
 // container link).
-import { badRequest } from './envelope.ts';
-import type { Draft } from './workers-draft.ts';
-import type { ExportEntry, UploadMetadata } from './workers-metadata.ts';
-import type { DeclaredContainer } from './workers-store.ts';
+import { badRequest } from '../envelope.ts';
+import type { Draft } from './draft.ts';
+import type { ExportEntry, UploadMetadata } from './metadata.ts';
+import type { DeclaredContainer } from './store.ts';
 
 export function applyExports(draft: Draft, exports: Record<string, ExportEntry>, inCode: Set<string>): void {
   for (const [name, entry] of Object.entries(exports)) {

@@ -4,10 +4,10 @@
 // the API's code is thrown and nothing changes.
 // A refused exports reconciliation is code 100402 with per-class `meta.details` (wrangler's
 // deploy-helpers error-codes.ts and exports-reconciliation.ts).
-import { ApiFailure, badRequest } from './envelope.ts';
-import { bindingStillThere, Draft, type Reconciliation } from './workers-draft.ts';
-import { applyContainers, applyExports } from './workers-exports.ts';
-import { EXPORTS_RECONCILIATION_ERROR, type Step, type UploadMetadata } from './workers-metadata.ts';
+import { ApiFailure, badRequest } from '../envelope.ts';
+import { bindingStillThere, Draft, type Reconciliation } from './draft.ts';
+import { applyContainers, applyExports } from './exports.ts';
+import { EXPORTS_RECONCILIATION_ERROR, type Step, type UploadMetadata } from './metadata.ts';
 import {
   classesInCode,
   doBindingsOf,
@@ -15,7 +15,7 @@ import {
   type WorkerModule,
   type WorkerScript,
   type WorkersStore,
-} from './workers-store.ts';
+} from './store.ts';
 
 function applyStep(draft: Draft, step: Step): void {
   if (step.transferred_classes?.length) {

@@ -1,14 +1,8 @@
 // The draft of one upload: the script's Durable Object classes as they will be if every check of
 // the upload passes, the reconciliation report it builds, and the refusals both lifecycles share.
 import type Cloudflare from 'cloudflare';
-import { type ApiFailure, badRequest, type ReconciliationErrorDetail } from './envelope.ts';
-import {
-  type DoClass,
-  type doBindingsOf,
-  newClass,
-  type WorkerScript,
-  type WorkersStore,
-} from './workers-store.ts';
+import { type ApiFailure, badRequest, type ReconciliationErrorDetail } from '../envelope.ts';
+import { type DoClass, type doBindingsOf, newClass, type WorkerScript, type WorkersStore } from './store.ts';
 
 export type Reconciliation =
   Cloudflare.Workers.Scripts.ScriptAndVersionSettingEditResponse.ExportsReconciliation;

@@ -1,14 +1,14 @@
 // Reading Worker requests: the script a route names, who sent the upload, and the multipart upload
 // itself (one JSON metadata or settings part, the modules).
-import { badRequest, notFound } from './envelope.ts';
-import type { RouteContext } from './gate.ts';
-import { type UploadMetadata, uploadMetadataSchema } from './workers-metadata.ts';
-import type { WorkerModule, WorkerScript } from './workers-store.ts';
+import { badRequest, notFound } from '../envelope.ts';
+import type { RouteContext } from '../gate.ts';
+import { type UploadMetadata, uploadMetadataSchema } from './metadata.ts';
+import type { WorkerModule, WorkerScript, WorkersStore } from './store.ts';
 
 export const SCRIPTS = '/accounts/:account/workers/scripts';
 
-export function scriptOf({ account, params }: RouteContext): WorkerScript {
-  const script = account.workers.scripts.get(params.name ?? '');
+export function scriptOf(workers: WorkersStore, { params }: RouteContext): WorkerScript {
+  const script = workers.scripts.get(params.name ?? '');
   if (!script) throw notFound(10007, 'This Worker does not exist on your account.');
   return script;
 }

@@ -33,6 +33,9 @@ export interface TwinQueue {
   lastPurge?: Purge;
 }
 
+/** Queue names the twin takes (a stand-in, docs/twin.md#queues). */
+export const QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
+
 /** A new queue's settings when the create request names none (stand-in: 4 days of retention). */
 const DEFAULT_SETTINGS: TwinQueueSettings = {
   delivery_delay: 0,

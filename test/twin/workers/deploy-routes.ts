@@ -6,14 +6,14 @@
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { badRequest, jsonBody, notFound, ok } from './envelope.ts';
-import { route } from './gate.ts';
-import { uploadMetadataSchema } from './workers-metadata.ts';
-import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './workers-requests.ts';
-import { newId } from './workers-store.ts';
-import { applyUpload } from './workers-upload.ts';
-import { deploymentOf, type ServiceAnswer, scriptView, secretsOf, workerView } from './workers-views.ts';
+import type { AccountCore } from '../account-core.ts';
+import { badRequest, jsonBody, notFound, ok } from '../envelope.ts';
+import { route } from '../gate.ts';
+import { uploadMetadataSchema } from './metadata.ts';
+import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './requests.ts';
+import { newId, type WorkersStore } from './store.ts';
+import { applyUpload } from './upload.ts';
+import { deploymentOf, type ServiceAnswer, scriptView, secretsOf, workerView } from './views.ts';
 
 const subdomainSchema = z.looseObject({ enabled: z.boolean(), previews_enabled: z.boolean().optional() });
 const deploymentSchema = z.looseObject({
@@ -28,11 +28,10 @@ const scriptSettingsSchema = z.looseObject({ tags: z.array(z.string()).nullish()
  * 100 %, then PATCH the script settings (tags: the script's own, kept). Gradual deployments (two
  * versions) are not modelled.
  */
-function versionRoutes(account: TwinAccount): HttpHandler[] {
-  const { workers } = account;
+function versionRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'POST', `${SCRIPTS}/:name/versions`, async (ctx) => {
-      const script = scriptOf(ctx);
+      const script = scriptOf(workers, ctx);
       const form = await formOf(ctx.request, 'metadata');
       const metadata = await jsonPart(form, 'metadata');
       const modules = await modulesOf(form, metadata);
@@ -47,7 +46,7 @@ function versionRoutes(account: TwinAccount): HttpHandler[] {
       });
     }),
     route(account, 'POST', `${SCRIPTS}/:name/deployments`, async (ctx) => {
-      const script = scriptOf(ctx);
+      const script = scriptOf(workers, ctx);
       const parsed = deploymentSchema.safeParse(await jsonBody(ctx.request));
       const only = parsed.data?.versions.length === 1 ? parsed.data.versions[0] : undefined;
       if (only?.percentage !== 100) {
@@ -66,7 +65,7 @@ function versionRoutes(account: TwinAccount): HttpHandler[] {
       return ok<Cloudflare.Workers.Scripts.Deployment>(deploymentOf(outcome.script));
     }),
     route(account, 'PATCH', `${SCRIPTS}/:name/script-settings`, async (ctx) => {
-      const script = scriptOf(ctx);
+      const script = scriptOf(workers, ctx);
       const parsed = scriptSettingsSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success) throw badRequest(10021, 'script settings must be a JSON object');
       if (parsed.data.tags) script.tags = parsed.data.tags;
@@ -81,10 +80,10 @@ function versionRoutes(account: TwinAccount): HttpHandler[] {
 }
 
 /** The lookups around an upload, and the workers.dev subdomain. */
-function lookupRoutes(account: TwinAccount): HttpHandler[] {
+function lookupRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', '/accounts/:account/workers/services/:name', (ctx) => {
-      const script = scriptOf(ctx);
+      const script = scriptOf(workers, ctx);
       return ok<ServiceAnswer>({
         id: script.name,
         created_on: script.createdOn,
@@ -98,16 +97,18 @@ function lookupRoutes(account: TwinAccount): HttpHandler[] {
       });
     }),
     route(account, 'GET', `${SCRIPTS}/:name/secrets`, (ctx) =>
-      ok<Cloudflare.Workers.Scripts.SecretListResponse[]>(secretsOf(scriptOf(ctx))),
+      ok<Cloudflare.Workers.Scripts.SecretListResponse[]>(secretsOf(scriptOf(workers, ctx))),
     ),
     route(account, 'GET', `${SCRIPTS}/:name/deployments`, (ctx) =>
-      ok<Cloudflare.Workers.Scripts.DeploymentListResponse>({ deployments: [deploymentOf(scriptOf(ctx))] }),
+      ok<Cloudflare.Workers.Scripts.DeploymentListResponse>({
+        deployments: [deploymentOf(scriptOf(workers, ctx))],
+      }),
     ),
     route(account, 'GET', `${SCRIPTS}/:name/subdomain`, (ctx) =>
-      ok<Cloudflare.Workers.Scripts.SubdomainGetResponse>(scriptOf(ctx).subdomain),
+      ok<Cloudflare.Workers.Scripts.SubdomainGetResponse>(scriptOf(workers, ctx).subdomain),
     ),
     route(account, 'POST', `${SCRIPTS}/:name/subdomain`, async (ctx) => {
-      const script = scriptOf(ctx);
+      const script = scriptOf(workers, ctx);
       const parsed = subdomainSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success)
         throw badRequest(10021, 'the body must be {"enabled": boolean, "previews_enabled"?: boolean}');
@@ -118,14 +119,14 @@ function lookupRoutes(account: TwinAccount): HttpHandler[] {
       return ok<Cloudflare.Workers.Scripts.SubdomainCreateResponse>(script.subdomain);
     }),
     route(account, 'GET', '/accounts/:account/workers/workers/:name', (ctx) =>
-      ok<Cloudflare.Workers.Beta.Worker>(workerView(account, scriptOf(ctx))),
+      ok<Cloudflare.Workers.Beta.Worker>(workerView(workers, scriptOf(workers, ctx))),
     ),
     route(account, 'GET', '/accounts/:account/workers/subdomain', () =>
-      ok<Cloudflare.Workers.SubdomainGetResponse>({ subdomain: account.workers.subdomain }),
+      ok<Cloudflare.Workers.SubdomainGetResponse>({ subdomain: workers.subdomain }),
     ),
   ];
 }
 
-export function deployRoutes(account: TwinAccount): HttpHandler[] {
-  return [...versionRoutes(account), ...lookupRoutes(account)];
+export function deployRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
+  return [...versionRoutes(workers, account), ...lookupRoutes(workers, account)];
 }

@@ -3,10 +3,10 @@
 import type Cloudflare from 'cloudflare';
 import { type HttpHandler, HttpResponse } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { badRequest, cursorPageOf, fail, jsonBody, notFound, ok, pageOf } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import type { KvEntry, KvNamespace } from './kv-store.ts';
+import type { AccountCore } from '../account-core.ts';
+import { badRequest, cursorPageOf, fail, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import type { KvEntry, KvNamespace, KvStore } from './store.ts';
 
 const BASE = '/accounts/:account/storage/kv/namespaces';
 export const BULK_LIMIT = 10_000;
@@ -32,8 +32,8 @@ function view(ns: KvNamespace): Namespace {
   return { id: ns.id, title: ns.title, supports_url_encoding: true };
 }
 
-function namespace({ account, params }: RouteContext): KvNamespace {
-  const ns = account.kv.get(params.ns ?? '');
+function namespace(namespaces: KvStore, { params }: RouteContext): KvNamespace {
+  const ns = namespaces.get(params.ns ?? '');
   if (!ns) throw notFound(10013, 'namespace not found');
   return ns;
 }
@@ -70,8 +70,8 @@ async function valueFromRequest(request: Request): Promise<{ value: Uint8Array; 
   }
 }
 
-async function bulkDelete(ctx: RouteContext): Promise<Response> {
-  const ns = namespace(ctx);
+async function bulkDelete(namespaces: KvStore, ctx: RouteContext): Promise<Response> {
+  const ns = namespace(namespaces, ctx);
   const parsed = bulkDeleteSchema.safeParse(await jsonBody(ctx.request));
   if (!parsed.success) throw badRequest(10026, "bulk delete: 'the body must be a JSON array of key names'");
   if (parsed.data.length > BULK_LIMIT) {
@@ -89,10 +89,10 @@ async function bulkDelete(ctx: RouteContext): Promise<Response> {
   });
 }
 
-export function kvRoutes(account: TwinAccount): HttpHandler[] {
+export function kvRoutes(namespaces: KvStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ url }) => {
-      const all = [...account.kv.values()].map(view);
+      const all = [...namespaces.values()].map(view);
       const { result, resultInfo } = pageOf(all, url, { defaultPerPage: 20, maxPerPage: 1000, totals: true });
       return ok<Namespace[]>(result, resultInfo);
     }),
@@ -100,17 +100,17 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
       const parsed = titleSchema.safeParse(await jsonBody(request));
       if (!parsed.success)
         throw badRequest(10019, 'create namespace: a title of 1-512 characters is required');
-      if ([...account.kv.values()].some((ns) => ns.title === parsed.data.title)) {
+      if (namespaces.findByTitle(parsed.data.title)) {
         throw badRequest(
           10014,
           'create namespace: a namespace with this account ID and title already exists',
         );
       }
-      return ok<Namespace>(view(account.createKv(parsed.data.title)));
+      return ok<Namespace>(view(namespaces.create(parsed.data.title)));
     }),
-    route(account, 'GET', `${BASE}/:ns`, (ctx) => ok<Namespace>(view(namespace(ctx)))),
+    route(account, 'GET', `${BASE}/:ns`, (ctx) => ok<Namespace>(view(namespace(namespaces, ctx)))),
     route(account, 'PUT', `${BASE}/:ns`, async (ctx) => {
-      const ns = namespace(ctx);
+      const ns = namespace(namespaces, ctx);
       const parsed = titleSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success)
         throw badRequest(10019, 'rename namespace: a title of 1-512 characters is required');
@@ -118,13 +118,13 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
       return ok<Namespace>(view(ns));
     }),
     route(account, 'DELETE', `${BASE}/:ns`, (ctx) => {
-      account.kv.delete(namespace(ctx).id);
+      namespaces.delete(namespace(namespaces, ctx).id);
       return ok<Cloudflare.KV.Namespaces.NamespaceDeleteResponse | null>(null);
     }),
     route(account, 'GET', `${BASE}/:ns/keys`, (ctx) => {
-      const ns = namespace(ctx);
+      const ns = namespace(namespaces, ctx);
       const prefix = ctx.url.searchParams.get('prefix') ?? '';
-      const keys = ns.list(prefix, account.now(), account.kvListingLagMs);
+      const keys = ns.list(prefix, account.now(), namespaces.listingLagMs);
       const { result, resultInfo } = cursorPageOf(keys, (k) => k.name, ctx.url, {
         defaultLimit: 1000,
         minLimit: 10,
@@ -133,19 +133,19 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
       return ok<Cloudflare.KV.Namespaces.Key[]>(result, resultInfo);
     }),
     route(account, 'GET', `${BASE}/:ns/values/:key`, (ctx) => {
-      const entry = namespace(ctx).get(ctx.params.key ?? '', account.now());
+      const entry = namespace(namespaces, ctx).get(ctx.params.key ?? '', account.now());
       if (!entry) return fail(404, 10009, "get: 'key not found'");
       const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream' };
       if (entry.expiration !== undefined) headers.Expiration = String(entry.expiration);
       return new HttpResponse(entry.value, { status: 200, headers });
     }),
     route(account, 'GET', `${BASE}/:ns/metadata/:key`, (ctx) => {
-      const entry = namespace(ctx).get(ctx.params.key ?? '', account.now());
+      const entry = namespace(namespaces, ctx).get(ctx.params.key ?? '', account.now());
       if (!entry) return fail(404, 10009, "get: 'key not found'");
       return ok<Cloudflare.KV.Namespaces.MetadataGetResponse>(entry.metadata ?? null);
     }),
     route(account, 'PUT', `${BASE}/:ns/values/:key`, async (ctx) => {
-      const ns = namespace(ctx);
+      const ns = namespace(namespaces, ctx);
       const name = ctx.params.key ?? '';
       checkKeyName(name, 'put');
       const { value, metadata } = await valueFromRequest(ctx.request);
@@ -162,11 +162,11 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
       return ok<Cloudflare.KV.Namespaces.ValueUpdateResponse>({});
     }),
     route(account, 'DELETE', `${BASE}/:ns/values/:key`, (ctx) => {
-      namespace(ctx).delete(ctx.params.key ?? '', account.now());
+      namespace(namespaces, ctx).delete(ctx.params.key ?? '', account.now());
       return ok<Cloudflare.KV.Namespaces.ValueDeleteResponse>({});
     }),
     route(account, 'PUT', `${BASE}/:ns/bulk`, async (ctx) => {
-      const ns = namespace(ctx);
+      const ns = namespace(namespaces, ctx);
       const parsed = bulkPutSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success)
         throw badRequest(10026, "bulk put: 'the body must be a JSON array of {key, value}'");
@@ -190,7 +190,7 @@ export function kvRoutes(account: TwinAccount): HttpHandler[] {
         unsuccessful_keys: [],
       });
     }),
-    route(account, 'POST', `${BASE}/:ns/bulk/delete`, bulkDelete),
-    route(account, 'DELETE', `${BASE}/:ns/bulk`, bulkDelete),
+    route(account, 'POST', `${BASE}/:ns/bulk/delete`, (ctx) => bulkDelete(namespaces, ctx)),
+    route(account, 'DELETE', `${BASE}/:ns/bulk`, (ctx) => bulkDelete(namespaces, ctx)),
   ];
 }

@@ -2,11 +2,12 @@
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import type { D1Database, D1Statement, D1StatementResult } from './d1-engine.ts';
-import { D1Error } from './d1-engine.ts';
-import { badRequest, jsonBody, notFound, ok, pageOf } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
+import type { AccountCore } from '../account-core.ts';
+import { badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import type { D1Database, D1Statement, D1StatementResult } from './engine.ts';
+import { D1Error } from './engine.ts';
+import type { D1Store } from './store.ts';
 
 const BASE = '/accounts/:account/d1/database';
 
@@ -38,8 +39,8 @@ function summary(db: D1Database): D1 {
   return { ...listed(db), num_tables: db.tableCount(), file_size: db.sizeBytes() };
 }
 
-function database({ account, params }: RouteContext): D1Database {
-  const db = account.findD1(params.id ?? '');
+function database(databases: D1Store, { params }: RouteContext): D1Database {
+  const db = databases.find(params.id ?? '');
   if (!db) throw notFound(7404, `The database ${params.id} could not be found`);
   return db;
 }
@@ -52,8 +53,8 @@ async function statementsOf(request: Request): Promise<D1Statement[]> {
   return 'batch' in parsed.data ? parsed.data.batch : [parsed.data];
 }
 
-async function execute(ctx: RouteContext): Promise<D1StatementResult[]> {
-  const db = database(ctx);
+async function execute(databases: D1Store, ctx: RouteContext): Promise<D1StatementResult[]> {
+  const db = database(databases, ctx);
   const statements = await statementsOf(ctx.request);
   try {
     return db.execute(statements);
@@ -67,11 +68,11 @@ function rowObject(columns: string[], row: unknown[]): Record<string, unknown> {
   return Object.fromEntries(columns.map((c, i) => [c, row[i]]));
 }
 
-export function d1Routes(account: TwinAccount): HttpHandler[] {
+export function d1Routes(databases: D1Store, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ url }) => {
       const filter = url.searchParams.get('name') ?? '';
-      const all = [...account.d1.values()].filter((db) => db.name.includes(filter)).map(listed);
+      const all = [...databases.values()].filter((db) => db.name.includes(filter)).map(listed);
       const { result, resultInfo } = pageOf(all, url, {
         defaultPerPage: 1000,
         maxPerPage: 10000,
@@ -83,19 +84,19 @@ export function d1Routes(account: TwinAccount): HttpHandler[] {
       const parsed = createBodySchema.safeParse(await jsonBody(request));
       if (!parsed.success)
         throw badRequest(7400, `Invalid database name: ${parsed.error.issues[0]?.message}`);
-      if (account.findD1(parsed.data.name))
+      if (databases.find(parsed.data.name))
         throw badRequest(7502, 'A database with that name already exists');
-      return ok<D1>(summary(account.createD1(parsed.data.name)));
+      return ok<D1>(summary(databases.create(parsed.data.name)));
     }),
-    route(account, 'GET', `${BASE}/:id`, (ctx) => ok<D1>(summary(database(ctx)))),
+    route(account, 'GET', `${BASE}/:id`, (ctx) => ok<D1>(summary(database(databases, ctx)))),
     route(account, 'DELETE', `${BASE}/:id`, (ctx) => {
-      const db = database(ctx);
-      account.d1.delete(db.uuid);
+      const db = database(databases, ctx);
+      databases.delete(db.uuid);
       db.close();
       return ok<Cloudflare.D1Resource.Database.DatabaseDeleteResponse>(null);
     }),
     route(account, 'POST', `${BASE}/:id/query`, async (ctx) => {
-      const results = await execute(ctx);
+      const results = await execute(databases, ctx);
       return ok<Cloudflare.D1Resource.Database.QueryResult[]>(
         results.map((r) => ({
           results: r.rows.map((row) => rowObject(r.columns, row)),
@@ -105,7 +106,7 @@ export function d1Routes(account: TwinAccount): HttpHandler[] {
       );
     }),
     route(account, 'POST', `${BASE}/:id/raw`, async (ctx) => {
-      const results = await execute(ctx);
+      const results = await execute(databases, ctx);
       return ok<Cloudflare.D1Resource.Database.DatabaseRawResponse[]>(
         results.map((r) => ({ results: { columns: r.columns, rows: r.rows }, success: true, meta: r.meta })),
       );

@@ -2,9 +2,8 @@
 // SDK has none, with the fields wrangler reads, named after wrangler's own type).
 import type Cloudflare from 'cloudflare';
 import { HttpResponse } from 'msw';
-import type { TwinAccount } from './account.ts';
-import type { Reconciliation } from './workers-draft.ts';
-import type { WorkerScript } from './workers-store.ts';
+import type { Reconciliation } from './draft.ts';
+import type { WorkerScript, WorkersStore } from './store.ts';
 
 export type Script = Cloudflare.Workers.Scripts.Script;
 export type SettingsAnswer = Cloudflare.Workers.Scripts.ScriptAndVersionSettingGetResponse;
@@ -104,8 +103,7 @@ export function deploymentOf(script: WorkerScript): Cloudflare.Workers.Scripts.D
  * The Worker resource: wrangler reads `subdomain` from it; `references.durable_objects` lists the
  * other Workers bound to this Worker's classes.
  */
-export function workerView(account: TwinAccount, script: WorkerScript): Cloudflare.Workers.Beta.Worker {
-  const { workers } = account;
+export function workerView(workers: WorkersStore, script: WorkerScript): Cloudflare.Workers.Beta.Worker {
   const host = `${script.name}.${workers.subdomain}.workers.dev`;
   const durableObjects = [...script.classes.values()]
     .filter((c) => c.state === 'live')

@@ -3,31 +3,24 @@
 // cfetch/internal.ts for the content answer (multipart, the main module in cf-entrypoint).
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
-import type { TwinAccount } from './account.ts';
-import { ok } from './envelope.ts';
-import { route } from './gate.ts';
-import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './workers-requests.ts';
-import { applyUpload } from './workers-upload.ts';
-import {
-  contentAnswer,
-  type SettingsAnswer,
-  scriptView,
-  settingsView,
-  type UploadAnswer,
-} from './workers-views.ts';
+import type { AccountCore } from '../account-core.ts';
+import { ok } from '../envelope.ts';
+import { route } from '../gate.ts';
+import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './requests.ts';
+import type { WorkersStore } from './store.ts';
+import { applyUpload } from './upload.ts';
+import { contentAnswer, type SettingsAnswer, scriptView, settingsView, type UploadAnswer } from './views.ts';
 
-export function workersRoutes(account: TwinAccount): HttpHandler[] {
+export function workersRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', SCRIPTS, () =>
-      ok<Cloudflare.Workers.Scripts.ScriptListResponse[]>(
-        [...account.workers.scripts.values()].map(scriptView),
-      ),
+      ok<Cloudflare.Workers.Scripts.ScriptListResponse[]>([...workers.scripts.values()].map(scriptView)),
     ),
     route(account, 'PUT', `${SCRIPTS}/:name`, async ({ request, params }) => {
       const form = await formOf(request, 'metadata');
       const metadata = await jsonPart(form, 'metadata');
       const modules = await modulesOf(form, metadata);
-      const outcome = applyUpload(account.workers, params.name ?? '', metadata, modules, {
+      const outcome = applyUpload(workers, params.name ?? '', metadata, modules, {
         client: clientOf(request),
       });
       return ok<UploadAnswer>({
@@ -38,18 +31,18 @@ export function workersRoutes(account: TwinAccount): HttpHandler[] {
       });
     }),
     route(account, 'DELETE', `${SCRIPTS}/:name`, (ctx) => {
-      const script = scriptOf(ctx);
-      account.workers.scripts.delete(script.name);
+      const script = scriptOf(workers, ctx);
+      workers.scripts.delete(script.name);
       return ok<Cloudflare.Workers.Scripts.ScriptDeleteResponse>(null);
     }),
     route(account, 'GET', `${SCRIPTS}/:name/settings`, (ctx) =>
-      ok<SettingsAnswer>(settingsView(scriptOf(ctx))),
+      ok<SettingsAnswer>(settingsView(scriptOf(workers, ctx))),
     ),
     route(account, 'PATCH', `${SCRIPTS}/:name/settings`, async (ctx) => {
-      const script = scriptOf(ctx);
+      const script = scriptOf(workers, ctx);
       const form = await formOf(ctx.request, 'settings');
       const settings = await jsonPart(form, 'settings');
-      const outcome = applyUpload(account.workers, script.name, settings, undefined, {
+      const outcome = applyUpload(workers, script.name, settings, undefined, {
         client: clientOf(ctx.request),
       });
       return ok<Cloudflare.Workers.Scripts.ScriptAndVersionSettingEditResponse>({
@@ -57,6 +50,6 @@ export function workersRoutes(account: TwinAccount): HttpHandler[] {
         ...(outcome.reconciliation ? { exports_reconciliation: outcome.reconciliation } : {}),
       });
     }),
-    route(account, 'GET', `${SCRIPTS}/:name/content/v2`, (ctx) => contentAnswer(scriptOf(ctx))),
+    route(account, 'GET', `${SCRIPTS}/:name/content/v2`, (ctx) => contentAnswer(scriptOf(workers, ctx))),
   ];
 }

@@ -8,10 +8,10 @@ import type {
 import type { Queue, QueueGetMetricsResponse } from 'cloudflare/resources/queues/queues';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { ApiFailure, badRequest, jsonBody, notFound, ok, pageOf } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import type { TwinQueue } from './queue-store.ts';
+import type { AccountCore } from '../account-core.ts';
+import { ApiFailure, badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import { QUEUE_NAME, type QueueStore, type TwinQueue } from './store.ts';
 
 const BASE = '/accounts/:account/queues';
 
@@ -22,7 +22,7 @@ const settingsSchema = z.looseObject({
   message_retention_period: z.number().int().min(60).max(1_209_600).optional(),
 });
 const createSchema = z.looseObject({
-  queue_name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/),
+  queue_name: z.string().regex(QUEUE_NAME),
   settings: z.unknown().optional(),
 });
 const messageSchema = z.union([
@@ -46,8 +46,8 @@ function view(queue: TwinQueue): Queue {
   };
 }
 
-function queueOf({ account, params }: RouteContext): TwinQueue {
-  const queue = account.queues.get(params.queue ?? '');
+function queueOf(queues: QueueStore, { params }: RouteContext): TwinQueue {
+  const queue = queues.get(params.queue ?? '');
   if (!queue) throw notFound(11000, 'Queue does not exist');
   return queue;
 }
@@ -73,12 +73,12 @@ async function parsed<T>(request: Request, schema: z.ZodType<T>, failure: ApiFai
   return result.data;
 }
 
-export function queuesRoutes(account: TwinAccount): HttpHandler[] {
+export function queuesRoutes(queues: QueueStore, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ url }) => {
       const names = url.searchParams.getAll('name');
-      const queues = account.queues.all().filter((queue) => names.length === 0 || names.includes(queue.name));
-      const { result, resultInfo } = pageOf(queues.map(view), url, {
+      const listed = queues.all().filter((queue) => names.length === 0 || names.includes(queue.name));
+      const { result, resultInfo } = pageOf(listed.map(view), url, {
         defaultPerPage: 20,
         maxPerPage: 100,
         totals: true,
@@ -93,47 +93,47 @@ export function queuesRoutes(account: TwinAccount): HttpHandler[] {
       );
       const settings = settingsSchema.safeParse(body.settings ?? {});
       if (!settings.success) throw badRequest(100128, 'The specified queue settings are invalid');
-      if (account.queues.findByName(body.queue_name)) {
+      if (queues.findByName(body.queue_name)) {
         throw new ApiFailure(409, 11009, `A queue named ${body.queue_name} already exists`);
       }
-      return ok<Queue>(view(account.queues.create(body.queue_name, settings.data)));
+      return ok<Queue>(view(queues.create(body.queue_name, settings.data)));
     }),
-    route(account, 'GET', `${BASE}/:queue`, (ctx) => ok<Queue>(view(queueOf(ctx)))),
+    route(account, 'GET', `${BASE}/:queue`, (ctx) => ok<Queue>(view(queueOf(queues, ctx)))),
     route(account, 'GET', `${BASE}/:queue/metrics`, (ctx) =>
-      ok<QueueGetMetricsResponse>(metricsOf(queueOf(ctx))),
+      ok<QueueGetMetricsResponse>(metricsOf(queueOf(queues, ctx))),
     ),
     route(account, 'POST', `${BASE}/:queue/messages`, async (ctx) => {
-      const queue = queueOf(ctx);
+      const queue = queueOf(queues, ctx);
       const message = await parsed(
         ctx.request,
         messageSchema,
         badRequest(10001, 'a message needs a body (a string when content_type is text)'),
       );
-      account.queues.send(queue, messagesOf([message]));
+      queues.send(queue, messagesOf([message]));
       return ok<MessagePushResponse>({ metadata: { metrics: metricsOf(queue) } });
     }),
     route(account, 'POST', `${BASE}/:queue/messages/batch`, async (ctx) => {
-      const queue = queueOf(ctx);
+      const queue = queueOf(queues, ctx);
       const batch = await parsed(
         ctx.request,
         batchSchema,
         badRequest(10001, 'a batch needs messages, each with a body'),
       );
-      account.queues.send(queue, messagesOf(batch.messages));
+      queues.send(queue, messagesOf(batch.messages));
       return ok<MessageBulkPushResponse>({ metadata: { metrics: metricsOf(queue) } });
     }),
     route(account, 'POST', `${BASE}/:queue/purge`, async (ctx) => {
-      const queue = queueOf(ctx);
+      const queue = queueOf(queues, ctx);
       await parsed(
         ctx.request,
         purgeSchema,
         badRequest(10001, 'a purge must confirm delete_messages_permanently: true'),
       );
-      account.queues.startPurge(queue);
+      queues.startPurge(queue);
       return ok<Queue>(view(queue));
     }),
     route(account, 'GET', `${BASE}/:queue/purge`, (ctx) => {
-      const purge = account.queues.purgeOf(queueOf(ctx));
+      const purge = queues.purgeOf(queueOf(queues, ctx));
       const status: PurgeStatusResponse = purge
         ? { started_at: purge.startedAt, completed: String(purge.finished) }
         : {};

@@ -10,23 +10,29 @@ import type {
 } from 'cloudflare/resources/vectorize/indexes/indexes';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import type { TwinAccount } from './account.ts';
-import { ApiFailure, badRequest, decodeCursor, encodeCursor, jsonBody, notFound, ok } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import type { TwinVector, TwinVectorIndex } from './vectorize-store.ts';
+import type { AccountCore } from '../account-core.ts';
+import { ApiFailure, badRequest, decodeCursor, encodeCursor, jsonBody, notFound, ok } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import {
+  INDEX_NAME,
+  MAX_DIMENSIONS,
+  type TwinVector,
+  type TwinVectorIndex,
+  VECTORIZE_METRICS,
+  type VectorizeStore,
+} from './store.ts';
 
 const BASE = '/accounts/:account/vectorize/v2/indexes';
-/** Vectorize's limits page: dimensions, id length and the list-vectors page. */
-const MAX_DIMENSIONS = 1536;
+/** Vectorize's limits page: id length and the list-vectors page. */
 const MAX_ID_BYTES = 64;
 const MAX_LIST_COUNT = 1000;
 
 const createSchema = z.looseObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/),
+  name: z.string().regex(INDEX_NAME),
   description: z.string().optional(),
   config: z.looseObject({
     dimensions: z.number().int().min(1).max(MAX_DIMENSIONS),
-    metric: z.enum(['cosine', 'euclidean', 'dot-product']),
+    metric: z.enum(VECTORIZE_METRICS),
   }),
 });
 const deleteSchema = z.looseObject({ ids: z.array(z.string()) });
@@ -41,8 +47,8 @@ function view(index: TwinVectorIndex): CreateIndex {
   };
 }
 
-function indexOf({ account, params }: RouteContext): TwinVectorIndex {
-  const index = account.vectorize.get(params.index ?? '');
+function indexOf(indexes: VectorizeStore, { params }: RouteContext): TwinVectorIndex {
+  const index = indexes.get(params.index ?? '');
   if (!index) throw notFound(3000, 'vectorize.index.not_found');
   return index;
 }
@@ -80,12 +86,16 @@ async function vectorsOf(ctx: RouteContext, index: TwinVectorIndex): Promise<Twi
   });
 }
 
-function listPage(ctx: RouteContext, index: TwinVectorIndex): IndexListVectorsResponse {
+function listPage(
+  indexes: VectorizeStore,
+  ctx: RouteContext,
+  index: TwinVectorIndex,
+): IndexListVectorsResponse {
   const raw = ctx.url.searchParams.get('count');
   const count = raw === null ? 100 : Number(raw);
   if (!Number.isInteger(count) || count < 1 || count > MAX_LIST_COUNT)
     throw badRequest(4000, `count must be 1-${MAX_LIST_COUNT}, got "${raw}"`);
-  const ids = ctx.account.vectorize.ids(index);
+  const ids = indexes.ids(index);
   const after = decodeCursor(ctx.url.searchParams.get('cursor'));
   const start = after === null ? 0 : ids.findIndex((id) => id > after);
   const page = start === -1 ? [] : ids.slice(start, start + count);
@@ -101,14 +111,14 @@ function listPage(ctx: RouteContext, index: TwinVectorIndex): IndexListVectorsRe
   };
 }
 
-export function vectorizeRoutes(account: TwinAccount): HttpHandler[] {
+export function vectorizeRoutes(indexes: VectorizeStore, account: AccountCore): HttpHandler[] {
   const write = (mode: 'insert' | 'upsert') => async (ctx: RouteContext) => {
-    const index = indexOf(ctx);
-    const mutationId = account.vectorize.write(index, await vectorsOf(ctx, index), mode);
+    const index = indexOf(indexes, ctx);
+    const mutationId = indexes.write(index, await vectorsOf(ctx, index), mode);
     return ok<IndexInsertResponse>({ mutationId });
   };
   return [
-    route(account, 'GET', BASE, () => ok<CreateIndex[]>(account.vectorize.all().map(view))),
+    route(account, 'GET', BASE, () => ok<CreateIndex[]>(indexes.all().map(view))),
     route(account, 'POST', BASE, async ({ request }) => {
       const parsed = createSchema.safeParse(await jsonBody(request));
       if (!parsed.success) {
@@ -118,12 +128,12 @@ export function vectorizeRoutes(account: TwinAccount): HttpHandler[] {
         );
       }
       const { name, description, config } = parsed.data;
-      if (account.vectorize.get(name)) throw new ApiFailure(409, 3002, 'vectorize.index.duplicate_name');
-      return ok<CreateIndex>(view(account.vectorize.create(name, config, description)));
+      if (indexes.get(name)) throw new ApiFailure(409, 3002, 'vectorize.index.duplicate_name');
+      return ok<CreateIndex>(view(indexes.create(name, config, description)));
     }),
-    route(account, 'GET', `${BASE}/:index`, (ctx) => ok<CreateIndex>(view(indexOf(ctx)))),
+    route(account, 'GET', `${BASE}/:index`, (ctx) => ok<CreateIndex>(view(indexOf(indexes, ctx)))),
     route(account, 'GET', `${BASE}/:index/info`, (ctx) => {
-      const index = indexOf(ctx);
+      const index = indexOf(indexes, ctx);
       const info: IndexInfoResponse = {
         dimensions: index.dimensions,
         vectorCount: index.vectors.size,
@@ -136,13 +146,13 @@ export function vectorizeRoutes(account: TwinAccount): HttpHandler[] {
     route(account, 'POST', `${BASE}/:index/insert`, write('insert')),
     route(account, 'POST', `${BASE}/:index/upsert`, write('upsert')),
     route(account, 'GET', `${BASE}/:index/list`, (ctx) =>
-      ok<IndexListVectorsResponse>(listPage(ctx, indexOf(ctx))),
+      ok<IndexListVectorsResponse>(listPage(indexes, ctx, indexOf(indexes, ctx))),
     ),
     route(account, 'POST', `${BASE}/:index/delete_by_ids`, async (ctx) => {
-      const index = indexOf(ctx);
+      const index = indexOf(indexes, ctx);
       const parsed = deleteSchema.safeParse(await jsonBody(ctx.request));
       if (!parsed.success) throw badRequest(4000, 'the body must be { ids: [...] }');
-      const mutationId = account.vectorize.deleteIds(index, parsed.data.ids);
+      const mutationId = indexes.deleteIds(index, parsed.data.ids);
       return ok<IndexDeleteByIDsResponse>({ mutationId });
     }),
   ];

@@ -7,10 +7,17 @@
 import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
-import { bucketKey, type R2Bucket, type TwinAccount } from './account.ts';
-import { ApiFailure, badRequest, jsonBody, notFound, ok } from './envelope.ts';
-import { type RouteContext, route } from './gate.ts';
-import { type Jurisdiction, jurisdictionSchema, type LifecycleRule, lifecycleRuleSchema } from './schema.ts';
+import type { AccountCore } from '../account-core.ts';
+import { ApiFailure, badRequest, jsonBody, notFound, ok } from '../envelope.ts';
+import { type RouteContext, route } from '../gate.ts';
+import {
+  type Jurisdiction,
+  jurisdictionSchema,
+  type LifecycleRule,
+  lifecycleRuleSchema,
+  type R2Bucket,
+  type R2Store,
+} from './store.ts';
 
 const BASE = '/accounts/:account/r2/buckets';
 const MAX_RULES = 1000;
@@ -57,9 +64,8 @@ function ruleView(rule: LifecycleRule): Rule {
   };
 }
 
-/** Found only with the jurisdiction it was created in (docs/cloudflare.md#r2-jurisdictions). */
-function bucket({ account, params, request }: RouteContext): R2Bucket {
-  const found = account.r2.get(bucketKey(params.bucket ?? '', jurisdictionOf(request)));
+function bucket(buckets: R2Store, { params, request }: RouteContext): R2Bucket {
+  const found = buckets.find(params.bucket ?? '', jurisdictionOf(request));
   if (!found) throw notFound(10006, 'The specified bucket does not exist.');
   return found;
 }
@@ -91,36 +97,38 @@ function validateRules(body: unknown) {
   return rules;
 }
 
-export function r2Routes(account: TwinAccount): HttpHandler[] {
+export function r2Routes(buckets: R2Store, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ request }) => {
       const jurisdiction = jurisdictionOf(request);
-      const buckets = [...account.r2.values()]
+      const listed = [...buckets.values()]
         .filter((b) => b.jurisdiction === jurisdiction)
         .sort((a, b) => a.name.localeCompare(b.name))
         .map(view);
-      return ok<Cloudflare.R2.Buckets.BucketListResponse>({ buckets }, { cursor: '', per_page: 1000 });
+      return ok<Cloudflare.R2.Buckets.BucketListResponse>(
+        { buckets: listed },
+        { cursor: '', per_page: 1000 },
+      );
     }),
     route(account, 'POST', BASE, async ({ request }) => {
       const jurisdiction = jurisdictionOf(request);
       const parsed = createSchema.safeParse(await jsonBody(request));
       if (!parsed.success) throw badRequest(10005, 'The specified bucket name is not valid.');
-      if (account.r2.has(bucketKey(parsed.data.name, jurisdiction))) {
+      if (buckets.find(parsed.data.name, jurisdiction)) {
         throw new ApiFailure(409, 10004, 'The bucket you tried to create already exists, and you own it.');
       }
-      return ok<Bucket>(view(account.createBucket(parsed.data.name, jurisdiction)));
+      return ok<Bucket>(view(buckets.create(parsed.data.name, jurisdiction)));
     }),
-    route(account, 'GET', `${BASE}/:bucket`, (ctx) => ok<Bucket>(view(bucket(ctx)))),
+    route(account, 'GET', `${BASE}/:bucket`, (ctx) => ok<Bucket>(view(bucket(buckets, ctx)))),
     route(account, 'DELETE', `${BASE}/:bucket`, (ctx) => {
-      const found = bucket(ctx);
-      account.r2.delete(bucketKey(found.name, found.jurisdiction));
+      buckets.delete(bucket(buckets, ctx));
       return ok<Cloudflare.R2.Buckets.BucketDeleteResponse>({});
     }),
     route(account, 'GET', `${BASE}/:bucket/lifecycle`, (ctx) =>
-      ok<Cloudflare.R2.Buckets.LifecycleGetResponse>({ rules: bucket(ctx).rules.map(ruleView) }),
+      ok<Cloudflare.R2.Buckets.LifecycleGetResponse>({ rules: bucket(buckets, ctx).rules.map(ruleView) }),
     ),
     route(account, 'PUT', `${BASE}/:bucket/lifecycle`, async (ctx) => {
-      const found = bucket(ctx);
+      const found = bucket(buckets, ctx);
       const rules = validateRules(await jsonBody(ctx.request));
       if (found.dataCatalog && ctx.request.headers.get('cf-r2-data-catalog-check') === 'true') {
         throw new ApiFailure(
