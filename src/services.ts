@@ -10,7 +10,7 @@ import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import type { RunReport, SlotResourceNames } from './report/model.ts';
-import { SemaphoreClient } from './semaphore/client.ts';
+import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
 
 export interface ExecuteOptions {
   /** Aborted on SIGINT/SIGTERM. */
@@ -27,17 +27,30 @@ export interface ExecuteOptions {
   fetch?: { semaphore?: typeof fetch; cloudflare?: typeof fetch };
   /** Where the run was started, for the advice in messages; a workflow step (the action) by default. */
   place?: RunPlace;
+  /** The semaphore's token when it is not the settings' own: a deploy job's OIDC token (`semaphore-auth: oidc`). */
+  semaphoreToken?: TokenSource;
+}
+
+type SemaphoreSettings = Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'> &
+  Partial<Pick<Settings, 'cloudflare' | 'githubToken'>>;
+
+/** The secrets a run's settings hold: none of them may reach the semaphore (the client redacts them). */
+export function secretsOfSettings(settings: SemaphoreSettings): string[] {
+  return [settings.semaphoreToken, settings.cloudflare?.apiToken ?? '', settings.githubToken ?? ''].filter(
+    (secret) => secret !== '',
+  );
 }
 
 export function createSemaphoreClient(
-  settings: Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'>,
-  transport?: typeof fetch,
+  settings: SemaphoreSettings,
+  options: { transport?: typeof fetch; token?: TokenSource; secrets?: readonly string[] } = {},
 ): SemaphoreClient {
   // No abort signal: on SIGTERM the release of the lease in hand must still go out.
   return new SemaphoreClient({
     baseUrl: settings.semaphoreUrl,
-    token: settings.semaphoreToken,
-    ...(transport === undefined ? {} : { fetch: transport }),
+    token: options.token ?? settings.semaphoreToken,
+    secrets: [...secretsOfSettings(settings), ...(options.secrets ?? [])],
+    ...(options.transport === undefined ? {} : { fetch: options.transport }),
   });
 }
 
@@ -121,7 +134,10 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     pool,
     poolSource: poolSourceOf(settings, config, place),
     place,
-    semaphore: createSemaphoreClient(settings, options.fetch?.semaphore),
+    semaphore: createSemaphoreClient(settings, {
+      ...(options.fetch?.semaphore === undefined ? {} : { transport: options.fetch.semaphore }),
+      ...(options.semaphoreToken === undefined ? {} : { token: options.semaphoreToken }),
+    }),
     eraser: cloudflare?.eraser ?? refusingEraser,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
     parallelSlots: settings.parallelSlots,

@@ -24,6 +24,40 @@ export const UNPASTABLE_NEXT_STEP =
 
 export { oneLineError };
 
+/** Why a conditional force released nothing, for the report: renewed since the read, or another lease. */
+export function changedSinceRead(
+  read: { holder: string; generation: number },
+  now: { holder: string | null; generation: number },
+): string {
+  if (now.holder === read.holder && now.generation === read.generation)
+    return `${read.holder} renewed its lease since it was read (a deploy of it is running: reopened?)`;
+  return `${read.holder} no longer holds it at generation ${read.generation} (now ${now.holder ?? 'nobody'}, generation ${now.generation})`;
+}
+
+/**
+ * The command that force-releases the lease a run saw on a slot, by hand: pinned to its holder and
+ * generation (`release --force` refuses without them, then asks to confirm), with a note to fill in.
+ */
+export function forceReleaseStep(slot: { slug: string; holder: string | null; generation: number }): string {
+  const command =
+    slot.holder === null
+      ? null
+      : shellCommand([
+          'preview-gc',
+          'release',
+          '--slot',
+          slot.slug,
+          '--force',
+          '--holder',
+          slot.holder,
+          '--generation',
+          String(slot.generation),
+          '--note',
+          'why',
+        ]);
+  return command ?? UNPASTABLE_NEXT_STEP;
+}
+
 /**
  * Runs an erase under the lease, fenced between steps and inside them (see LeaseFence). A renew
  * answering that the lease is gone stops the erase as `fenced` (someone forced the slot away); a

@@ -1,7 +1,9 @@
 // The one redaction net under every exit of the action and the CLI (log lines, annotations, the job
-// summary, every output, the report, stdout and stderr). Nothing should print a secret on purpose;
-// this catches what a server or a library repeats back: a Cloudflare error that quotes the token, a
-// URL with the token in its query (URL-encoded), a Basic header or a debug dump (Base64).
+// summary, every output, the report, stdout and stderr) and of everything written to the semaphore
+// (the client's notes and erase failures, and the Worker's own answers and stored text). Nothing
+// should print a secret on purpose; this catches what a server or a library repeats back: a
+// Cloudflare error that quotes the token, a URL with the token in its query (URL-encoded), a Basic
+// header or a debug dump (Base64). It runs in Node and in workerd alike (no Buffer).
 
 export const REDACTED = '***';
 
@@ -11,9 +13,11 @@ export const REDACTED = '***';
  * alone (the first and the last character may mix in a neighbour's bits).
  */
 function base64Cores(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
+  const bytes = new TextEncoder().encode(secret);
   return [0, 1, 2].map((offset) => {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const padded = new Uint8Array(offset + bytes.length);
+    padded.set(bytes, offset);
+    const encoded = btoa(Array.from(padded, (byte) => String.fromCharCode(byte)).join(''));
     return encoded.slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6));
   });
 }

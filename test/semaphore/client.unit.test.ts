@@ -68,7 +68,14 @@ const slot = newSlotRecord('pool-a', 'preview-1', 1);
 
 const acquireInput = { type: 'pool-a', slug: 'preview-1', holder: 'gc', leaseMs: 60_000 };
 
-const releasedAnswer = { released: true, dirty: false, holder: 'gc', generation: 1, conditionFailed: false };
+const releasedAnswer = {
+  released: true,
+  dirty: false,
+  holder: 'gc',
+  generation: 1,
+  leaseVersion: 1,
+  conditionFailed: false,
+};
 
 describe('answer validation', () => {
   it('names the field of an answer that does not follow the protocol', async () => {
@@ -134,6 +141,7 @@ describe('hostile answers', () => {
     holder: 'gc',
     expiresAt: 5,
     generation: 2,
+    leaseVersion: 1,
     wasDirty: true,
     previousHolder: 'pr-5',
     reused: false,
@@ -267,7 +275,7 @@ describe('retries', () => {
         semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true }),
         semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true, ifHolder: 'pr-7' }),
         semaphore.add({ type: 'pool-a', slug: 'preview-1' }),
-        semaphore.remove('pool-a', 'preview-1'),
+        semaphore.remove('pool-a', 'preview-1', { ifGeneration: 0 }),
       ].map(failure),
     );
     for (const error of errors) expect(error).toMatchObject({ status: 500, code: 'http_error' });
