@@ -90,7 +90,8 @@ async function keySetOf(issuer: string): Promise<KeySet> {
   try {
     const response = await fetch(`${issuer}/.well-known/openid-configuration`, {
       headers: { accept: 'application/json' },
-      redirect: 'error',
+      // Workers know no 'error': a redirect is an answer that is not 200, and refused as such.
+      redirect: 'manual',
       signal: AbortSignal.timeout(5_000),
     });
     if (!response.ok) throw unreachable(`its discovery document answered HTTP ${response.status}`);
