@@ -1,12 +1,7 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
 import type { SlotReport } from '../report/model.ts';
 import { shellCommand } from '../report/shell.ts';
-import {
-  type EraseFailure,
-  type Lease,
-  MAX_ERASE_MESSAGE_CODE_POINTS,
-  MAX_ERASE_STEP_CODE_POINTS,
-} from '../semaphore/protocol.ts';
+import type { EraseFailure, Lease } from '../semaphore/protocol.ts';
 import type { CommandContext, EraseOutcome, EraseRequest } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { LeaseFence } from './lease-fence.ts';
@@ -137,26 +132,21 @@ export async function releaseHeldLease(
 }
 
 /**
- * What the semaphore keeps of a failed erase (one more failure in a row of this slot), as its
- * protocol accepts it: no control characters (messages come from Cloudflare), within the lengths.
+ * What the semaphore keeps of a failed erase (one more failure in a row of this slot): no control
+ * characters (messages come from Cloudflare). The client redacts it of the run's secrets and only
+ * then clips it to the protocol's lengths, so no clip cuts a token in two (stored-text.ts).
  */
 export function eraseFailureOf(erase: EraseOutcome): EraseFailure | undefined {
   if (erase.failedStep === undefined) return undefined;
-  return {
-    step: plainText(erase.failedStep.step, MAX_ERASE_STEP_CODE_POINTS),
-    message: plainText(erase.failedStep.message, MAX_ERASE_MESSAGE_CODE_POINTS),
-  };
+  return { step: plainText(erase.failedStep.step), message: plainText(erase.failedStep.message) };
 }
 
-function plainText(text: string, max: number): string {
-  const visible = [
-    ...text
-      .toWellFormed()
-      .replace(/\p{Cc}+/gu, ' ')
-      .trim(),
-  ];
-  if (visible.length === 0) return 'failed';
-  return visible.length <= max ? visible.join('') : `${visible.slice(0, max - 1).join('')}…`;
+function plainText(text: string): string {
+  const visible = text
+    .toWellFormed()
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim();
+  return visible === '' ? 'failed' : visible;
 }
 
 /**

@@ -40,12 +40,53 @@ export function secretForms(secret: string): string[] {
   return [...new Set(forms)].filter((form) => form.length > 0);
 }
 
-/** Replaces every form of every secret in a text; longer forms first, so none is left half-shown. */
+/** How a text clipped to a length ends (`answer.ts` and the semaphore's free text clip so). */
+const CLIPPED = '…';
+
+/**
+ * The text with the start of a form cut off by a clip redacted: `…cf-tok…` shows no token whole, but
+ * a long enough start of one is still the token's to hide.
+ */
+function withoutClippedForms(text: string, forms: readonly string[]): string {
+  let result = text;
+  for (let at = result.indexOf(CLIPPED); at !== -1; at = result.indexOf(CLIPPED, at + 1)) {
+    const before = result.slice(0, at);
+    const start = longestClippedStart(before, forms);
+    if (start === 0) continue;
+    result = `${before.slice(0, -start)}${REDACTED}${result.slice(at)}`;
+    at += REDACTED.length - start;
+  }
+  return result;
+}
+
+/** The length of the longest start of a form (MIN_CORE_LENGTH or more) that `text` ends with; 0 for none. */
+function longestClippedStart(text: string, forms: readonly string[]): number {
+  let longest = 0;
+  for (const form of forms) {
+    for (
+      let size = Math.min(form.length - 1, text.length);
+      size >= MIN_CORE_LENGTH && size > longest;
+      size--
+    ) {
+      if (text.endsWith(form.slice(0, size))) longest = size;
+    }
+  }
+  return longest;
+}
+
+/**
+ * Replaces every form of every secret in a text; longer forms first, so none is left half-shown,
+ * and the start of one a clip cut off.
+ */
 export function secretRedactor(secrets: readonly string[]): (text: string) => string {
   const forms = [...new Set(secrets.filter((secret) => secret.length > 0).flatMap(secretForms))].sort(
     (a, b) => b.length - a.length,
   );
-  return (text) => forms.reduce((result, form) => result.replaceAll(form, REDACTED), text);
+  return (text) =>
+    withoutClippedForms(
+      forms.reduce((result, form) => result.replaceAll(form, REDACTED), text),
+      forms,
+    );
 }
 
 /**

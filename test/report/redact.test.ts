@@ -31,6 +31,17 @@ describe('secretRedactor: every form a server might repeat a secret in', () => {
     expect(left.toString('latin1')).not.toContain(TOKEN.slice(2, -2));
   });
 
+  // Cloudflare's messages are clipped at 300 characters before any redaction sees them: a clip
+  // through a token leaves its start, which is still the token's to hide.
+  it('redacts the start of a secret a clip cut off, and only a start long enough to tell', () => {
+    expect(redact(`denied for ${TOKEN.slice(0, 12)}…`)).toBe('denied for ***…');
+    expect(redact(`url ${encodeURIComponent(TOKEN).slice(0, 15)}… and ${TOKEN.slice(0, 9)}…`)).toBe(
+      'url ***… and ***…',
+    );
+    expect(redact(`short ${TOKEN.slice(0, 5)}…`)).toBe(`short ${TOKEN.slice(0, 5)}…`);
+    expect(redact('cf-TOKEN+/9x and more')).toBe('cf-TOKEN+/9x and more');
+  });
+
   it('leaves text without a secret alone', () => {
     expect(redact('preview-3 reclaimed in 4 s')).toBe('preview-3 reclaimed in 4 s');
   });
