@@ -398,7 +398,14 @@ function answering(script: Script): (request: StubRequest) => StubAnswer | undef
     if (route === 'release')
       return (
         script.release ??
-        ok({ released: true, dirty: false, holder: 'gc', generation: 4, leaseVersion: 1, conditionFailed: false })
+        ok({
+          released: true,
+          dirty: false,
+          holder: 'gc',
+          generation: 4,
+          leaseVersion: 1,
+          conditionFailed: false,
+        })
       );
     return undefined;
   };

@@ -151,7 +151,11 @@ describe('compare-and-release: a force releases only the lease it read', () => {
       /^the slot changed since it was read: pr-7 no longer holds it at generation \d+ \(now pr-8, generation \d+\), so nothing was done$/,
     );
     const force = proxy.requests.find((request) => request.path.endsWith('/release'));
-    expect(JSON.parse(force?.body ?? '{}')).toMatchObject({ force: true, ifHolder: 'pr-7', ifLeaseVersion: 1 });
+    expect(JSON.parse(force?.body ?? '{}')).toMatchObject({
+      force: true,
+      ifHolder: 'pr-7',
+      ifLeaseVersion: 1,
+    });
   });
 
   it('preview-gc release --force releases nothing when the slot changed hands after it was read', async () => {

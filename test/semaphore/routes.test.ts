@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import { slotSchema } from '../../src/semaphore/protocol.ts';
-import { expectError, freshPool, newSlotRecord, raw } from './helpers.ts';
+import { expectError, freshPool, newSlotRecord, type RawOptions, raw } from './helpers.ts';
 
 let semaphore: LocalSemaphore;
 
@@ -222,6 +222,46 @@ describe('request checks', () => {
     expect((await raw(semaphore, 'GET', `/api/resources/${type}/slot-1`)).body).toMatchObject({
       holder: null,
     });
+  });
+
+  // Found by a hostile read: /api answers carried no nosniff and no framing headers.
+  it('sends every /api answer with nosniff, no framing and a CSP that allows nothing, errors included', async () => {
+    const type = freshPool('headers');
+    await addSlots(type, 'slot-1');
+    const calls: [string, string, RawOptions][] = [
+      ['GET', '/api/health', {}],
+      ['GET', `/api/resources?type=${type}`, {}],
+      ['GET', '/api/pools', { authorization: null }],
+      ['GET', '/api/nowhere', {}],
+      ['POST', '/api/resources/acquire', { body: { type, holder: 'a b', leaseMs: 60_000 } }],
+      ['DELETE', `/api/resources/${type}/slot-9?ifGeneration=0`, {}],
+    ];
+    for (const [method, path, options] of calls) {
+      const response = await fetch(`${semaphore.url}${path}`, {
+        method,
+        headers: {
+          ...(options.authorization === null ? {} : { authorization: `Bearer ${semaphore.token}` }),
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+      await response.body?.cancel();
+      expect({
+        path,
+        status: response.status > 0,
+        nosniff: response.headers.get('x-content-type-options'),
+        frame: response.headers.get('x-frame-options'),
+        csp: response.headers.get('content-security-policy'),
+        type: response.headers.get('content-type'),
+      }).toEqual({
+        path,
+        status: true,
+        nosniff: 'nosniff',
+        frame: 'DENY',
+        csp: "default-src 'none'; frame-ancestors 'none'",
+        type: 'application/json; charset=utf-8',
+      });
+    }
   });
 
   it('answers 404 for unknown routes and methods', async () => {
