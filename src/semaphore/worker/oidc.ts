@@ -7,6 +7,7 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
+const CLOCK_TOLERANCE_S = 60;
 export const DEFAULT_AUDIENCE = 'preview-gc';
 
 export interface OidcEnv {
@@ -192,6 +193,8 @@ export async function verifyPullRequestToken(
       audience: config.audience,
       algorithms: ['RS256'],
       requiredClaims: ['exp', 'iat'],
+      // The issuer's clock and the Worker's may differ a little; a token lives minutes anyway.
+      clockTolerance: CLOCK_TOLERANCE_S,
     }));
   } catch (error) {
     throw describeRefusal(error, config, header);
