@@ -11,6 +11,7 @@ import {
   SettingsError,
 } from './config/settings.ts';
 import { eventPullRequestNumber, gitHubForRun } from './github/for-run.ts';
+import { jobIdToken } from './github/id-token.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import { safeLogText, visible } from './report/log-text.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
@@ -32,7 +33,7 @@ export interface ActionDependencies extends PublishIO {
   gitHub(githubToken: string | undefined, repository: RunReport['repository']): GitHubPullRequests | null;
   /** Adds pull request titles to the report where a token allows; never fails. */
   labelPullRequests(report: RunReport, githubToken: string | undefined): Promise<RunReport>;
-  /** The job's OIDC token for `audience` (core.getIDToken); needs `permissions: id-token: write`. */
+  /** The job's OIDC token for `audience` (as core.getIDToken gets it); needs `permissions: id-token: write`. */
   getIDToken(audience: string): Promise<string>;
   execute(
     settings: Settings,
@@ -80,7 +81,7 @@ export function githubActionDependencies(): ActionDependencies {
         : { serverUrl: process.env.GITHUB_SERVER_URL ?? 'https://github.com', nameWithOwner };
     },
     execute: executeSettings,
-    getIDToken: (audience) => core.getIDToken(audience),
+    getIDToken: (audience) => jobIdToken(audience),
     gitHub: gitHubForRun,
     labelPullRequests: (report, token) =>
       labelPullRequests(report, { token, apiUrl: process.env.GITHUB_API_URL ?? 'https://api.github.com' }),
