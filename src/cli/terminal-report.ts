@@ -11,7 +11,7 @@ import {
 import { visible } from '../report/log-text.ts';
 import { needsRepair, type PoolRow, type RunReport, runFailed, type SlotReport } from '../report/model.ts';
 import * as view from '../report/view.ts';
-import { clean, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
+import { clean, holderCell, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
 
 function headline(report: RunReport, style: TerminalStyle): string {
   const mark = runFailed(report) ? paint(style, ['bold', 'red'], '✖') : paint(style, ['bold', 'green'], '✔');
@@ -98,12 +98,12 @@ function holderText(holder: string | null, report: RunReport): string {
   if (holder === null) return '–';
   const pr = pullRequestOf(holder);
   const label = pr === null ? undefined : report.pullRequests?.[String(pr)];
-  if (label === undefined) return visible(holder);
+  if (label === undefined) return holderCell(holder);
   const title =
     [...label.title].length > TITLE_WIDTH
       ? `${[...label.title].slice(0, TITLE_WIDTH - 1).join('')}…`
       : label.title;
-  return `${visible(holder)} (${label.state}) ${visible(title)}`;
+  return `${holderCell(holder)} (${label.state}) ${visible(title)}`;
 }
 
 function slotSection(report: RunReport, style: TerminalStyle): string[] {
@@ -152,7 +152,7 @@ function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
     rows.map((row) => [
       visible(row.slug),
       row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
-      visible(row.holder ?? '–'),
+      holderCell(row.holder),
       view.leaseText(row),
       needsRepair(row)
         ? paint(style, 'red', 'needs repair')

@@ -55,12 +55,12 @@ export function ownHolder(caller: Caller): string | undefined {
   return caller.role === 'pull-request' ? caller.holder : undefined;
 }
 
-/** What a caller may not do on these routes whatever their body: undefined when it may call them. */
+/** What a caller may not do on these write routes whatever their body: undefined when it may call them. */
 export function routeRefusal(
   caller: Caller,
-  route: 'read' | 'slots' | 'lease' | 'mark-dirty' | 'test',
+  route: 'slots' | 'lease' | 'mark-dirty' | 'test',
 ): string | undefined {
-  if (route === 'read' || caller.role === 'admin') return undefined;
+  if (caller.role === 'admin') return undefined;
   if (caller.role === 'read') return 'change anything';
   switch (route) {
     case 'slots':
@@ -84,11 +84,8 @@ function unconditionalForce(
 
 /** The holder a new lease may be taken for: the pull request's own, the gc role's one. */
 function holderRefusal(caller: Caller, holder: string): string | undefined {
-  if (caller.role === 'pull-request' && holder !== caller.holder)
-    return `acquire for holder ${JSON.stringify(holder)}`;
-  if (caller.role === 'gc' && holder !== GC_ROLE_HOLDER)
-    return `acquire for holder ${JSON.stringify(holder)}`;
-  return undefined;
+  const own = caller.role === 'pull-request' ? caller.holder : caller.role === 'gc' ? GC_ROLE_HOLDER : holder;
+  return holder === own ? undefined : `acquire for holder ${JSON.stringify(holder)}`;
 }
 
 export function acquireSpecificRefusal(caller: Caller, body: AcquireSpecificRequest): string | undefined {
