@@ -7,10 +7,9 @@ import { type CommandOptions, dispatchCommand, failedRunReport } from './command
 import { oneLineError } from './commands/lease.ts';
 import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
-import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
+import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
-import { resourceNames } from './kinds/registry.ts';
-import type { RunReport, SlotResourceNames } from './report/model.ts';
+import type { RunReport } from './report/model.ts';
 import { SemaphoreClient } from './semaphore/client.ts';
 
 export interface ExecuteOptions {
@@ -42,7 +41,7 @@ export function createSemaphoreClient(
   });
 }
 
-function commandOptions(settings: Settings, deadlineAt: number, config: SlotConfig | null): CommandOptions {
+function commandOptions(settings: Settings, deadlineAt: number): CommandOptions {
   return {
     command: settings.command,
     dryRun: settings.dryRun,
@@ -54,13 +53,7 @@ function commandOptions(settings: Settings, deadlineAt: number, config: SlotConf
     pullRequestLeaseMs: settings.leaseMinutes * 60_000,
     waitMs: settings.waitMinutes * 60_000,
     comment: settings.comment,
-    resourcesOf: (slug) => resourceNamesOf(config, slug),
   };
-}
-
-/** The slot's resource names by kind, the `resources` output of acquire. */
-function resourceNamesOf(config: SlotConfig | null, slug: string): SlotResourceNames {
-  return resourceNames(config === null ? null : resourcesForSlot(config, slug));
 }
 
 /** status needs no config file when the pool is named; gc and cleanup always need one. */
@@ -124,7 +117,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
   };
-  return { ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, config))), ...repository };
+  return { ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt))), ...repository };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */
@@ -132,4 +125,5 @@ const refusingEraser: CommandContext['eraser'] = {
   refusal: () => 'this command erases nothing',
   erase: async () => ({ status: 'failed', steps: [], requests: 0, problem: 'this command erases nothing' }),
   checkCredentials: async () => null,
+  resources: async () => ({ problem: 'this command reads no resources', nextStep: undefined }),
 };

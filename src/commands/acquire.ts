@@ -4,7 +4,7 @@
 // can be had, the failure shows the pool: who holds each slot, until when, and which holders are
 // closed pull requests.
 import { slotNumberOf } from '../kinds/name-template.ts';
-import type { RunReport, SlotResourceNames } from '../report/model.ts';
+import type { RunReport } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
 import { postSlotComment } from './acquire-comment.ts';
@@ -23,8 +23,6 @@ export interface AcquireOptions {
   /** How long to keep asking when no slot can be had; 0 asks once. */
   waitMs: number;
   comment: boolean;
-  /** The slot's resource names by kind, from the slot config. */
-  resourcesOf: (slug: string) => SlotResourceNames;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -168,6 +166,18 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     });
   }
 
+  // The ids the deploy binds: the run's listings (the erase's, or made now for a clean slot).
+  const located = await ctx.eraser.resources(lease.slug);
+  if ('problem' in located) {
+    return report({
+      problems: [
+        `${holder} holds ${lease.slug}, but ${located.problem} The pull request keeps the slot; ${located.nextStep ?? 'push again to try again.'}`,
+      ],
+      expired,
+      slots,
+      poolAfter: await listPoolRows(ctx),
+    });
+  }
   const acquired = {
     slug: lease.slug,
     slotNumber: slotNumberOf(lease.slug) ?? null,
@@ -176,7 +186,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     wasDirty: erased !== undefined,
     reused: lease.reused,
     generation: lease.generation,
-    resources: options.resourcesOf(lease.slug),
+    resources: located.resources,
   };
   if (options.comment)
     await postSlotComment(ctx, options.pullRequest, acquired, need.previousHolder, warnings);

@@ -2,7 +2,7 @@
 // could not start or stopped half-way: the summary is written from it either way.
 import { semaphoreRefusedToken } from '../config/run-place.ts';
 import type { Command } from '../config/settings.ts';
-import type { RunReport, SlotResourceNames } from '../report/model.ts';
+import type { RunReport } from '../report/model.ts';
 import { runAcquire } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
@@ -22,8 +22,6 @@ export interface CommandOptions {
   pullRequestLeaseMs: number;
   waitMs: number;
   comment: boolean;
-  /** acquire: the slot's resource names, from the slot config. */
-  resourcesOf: (slug: string) => SlotResourceNames;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -48,7 +46,6 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
         leaseMs: options.pullRequestLeaseMs,
         waitMs: options.waitMs,
         comment: options.comment,
-        resourcesOf: options.resourcesOf,
       });
   }
 }

@@ -86,6 +86,11 @@ export interface KindOperations<
   /** Looks the resource up in the run's listing: what the erase needs of it, or undefined when it is not there. */
   find(resolver: NameResolver, resource: Template & Origin): Promise<Found | undefined>;
   /**
+   * The id a deploy binds the resource by, from what `find` found: a D1 database's uuid, a KV
+   * namespace's id. Absent for a kind whose resources are bound by name alone (R2 buckets, Workers).
+   */
+  idOf?(resource: Template & Origin, found: Found): string;
+  /**
    * Erases what the slot's resource holds; with `context.dryRun` it reads and says what it would do.
    * The step's summary is the line the job summary and the terminal show.
    */

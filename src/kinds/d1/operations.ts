@@ -12,5 +12,6 @@ export const d1Operations = defineOperations<D1Template>()({
   /** The database's uuid. */
   find: async (resolver, database) =>
     (await databases(resolver)).find((candidate) => candidate.name === database.name)?.uuid,
+  idOf: (_database, uuid) => uuid,
   erase: eraseD1,
 });

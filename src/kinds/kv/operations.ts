@@ -14,6 +14,7 @@ export const kvOperations = defineOperations<KvTemplate>()({
   /** The namespace's id. */
   find: async (resolver, namespace) =>
     (await namespaces(resolver)).find((candidate) => candidate.title === namespace.title)?.id,
+  idOf: (_namespace, namespaceId) => namespaceId,
   erase: (context, _namespace, namespaceId) => eraseKv(context, namespaceId),
   inventory: (context, _namespace, namespaceId) => kvInventory(context, namespaceId),
   doneBefore: (details) =>

@@ -13,6 +13,7 @@ export const queuesOperations = defineOperations<QueueTemplate>()({
   /** The queue's id. */
   find: async (resolver, queue) =>
     (await queueList(resolver)).find((candidate) => candidate.queue_name === queue.name)?.queue_id,
+  idOf: (_queue, queueId) => queueId,
   erase: (context, _queue, queueId) => eraseQueue(context, queueId),
   inventory: (context, _queue, queueId) => queueInventory(context, queueId),
 });

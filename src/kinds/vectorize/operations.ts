@@ -13,6 +13,8 @@ const indexNames = (resolver: NameResolver) => resolver.listing('vectorize', lis
 export const vectorizeOperations = defineOperations<VectorizeTemplate>()({
   probe: indexNames,
   find: async (resolver, index) => ((await indexNames(resolver)).includes(index.name) ? true : undefined),
+  /** An index is addressed by its name, which is its id. */
+  idOf: (index) => index.name,
   erase: (context, index) => eraseVectorize(context, index),
   inventory: (context, index) => vectorizeInventory(context, index.name),
   doneBefore: (details) =>
