@@ -1,6 +1,7 @@
 // The composition root: from validated settings to the real clients, shared by the action and the
 // CLI so both run exactly the same code.
 
+import type { SlotWranglerConfig } from './commands/acquire.ts';
 import { createCloudflareEraser } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
@@ -41,7 +42,11 @@ export function createSemaphoreClient(
   });
 }
 
-function commandOptions(settings: Settings, deadlineAt: number): CommandOptions {
+function commandOptions(
+  settings: Settings,
+  deadlineAt: number,
+  wranglerConfig: SlotWranglerConfig | undefined,
+): CommandOptions {
   return {
     command: settings.command,
     dryRun: settings.dryRun,
@@ -53,7 +58,22 @@ function commandOptions(settings: Settings, deadlineAt: number): CommandOptions 
     pullRequestLeaseMs: settings.leaseMinutes * 60_000,
     waitMs: settings.waitMinutes * 60_000,
     comment: settings.comment,
+    wranglerConfig,
   };
+}
+
+/**
+ * acquire's wrangler config, read and placed before any slot is taken. Its parsers (JSONC, TOML) are
+ * loaded only here, so the other commands never load them.
+ */
+async function wranglerConfigFor(
+  settings: Settings,
+  config: SlotConfig | null,
+  place: RunPlace,
+): Promise<SlotWranglerConfig | undefined> {
+  if (settings.command !== 'acquire' || config === null) return undefined;
+  const { deployWranglerConfig } = await import('./config/wrangler/deploy-config.ts');
+  return deployWranglerConfig(settings.wranglerConfig, config, place.describeInput('wrangler-config'));
 }
 
 /** status needs no config file when the pool is named; gc and cleanup always need one. */
@@ -75,8 +95,10 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
   const repository = options.repository === undefined ? {} : { repository: options.repository };
   const place = options.place ?? ACTION_PLACE;
   let config: SlotConfig | null;
+  let wranglerConfig: SlotWranglerConfig | undefined;
   try {
     config = await loadConfigFor(settings, place);
+    wranglerConfig = await wranglerConfigFor(settings, config, place);
   } catch (error) {
     return {
       ...failedRunReport(settings, settings.pool ?? '(unknown)', oneLineError(error)),
@@ -117,7 +139,10 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
   };
-  return { ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt))), ...repository };
+  return {
+    ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
+    ...repository,
+  };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

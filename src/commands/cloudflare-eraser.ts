@@ -159,7 +159,7 @@ export function createCloudflareEraser(
       }
       return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
-    async erase({ slug, fence, fenceWithinStep, dryRun }) {
+    async erase({ slug, fence, fenceWithinStep, dryRun, incoming }) {
       const { api, resolver, eraseSlot } = await connection();
       const erase = () =>
         eraseSlot({
@@ -169,6 +169,7 @@ export function createCloudflareEraser(
           fence,
           dryRun,
           signal: options.signal,
+          ...(incoming === undefined ? {} : { incoming }),
         });
       const result = await pacer.eraseWithin(
         erase,

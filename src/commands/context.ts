@@ -1,6 +1,7 @@
 // What the commands (gc, cleanup, status, acquire) are given: clients and knobs, all passed in, none global.
 import type { RunPlace } from '../config/run-place.ts';
 import type { GitHubPullRequests } from '../github/pull-requests.ts';
+import type { IncomingDeploy } from '../kinds/step.ts';
 import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
@@ -17,6 +18,8 @@ export interface EraseRequest {
    */
   fenceWithinStep?: () => Promise<boolean>;
   dryRun: boolean;
+  /** acquire: what the deploy after the erase declares (its wrangler config's container classes). */
+  incoming?: IncomingDeploy;
 }
 
 export interface EraseOutcome {

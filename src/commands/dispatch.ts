@@ -3,7 +3,7 @@
 import { semaphoreRefusedToken } from '../config/run-place.ts';
 import type { Command } from '../config/settings.ts';
 import type { RunReport } from '../report/model.ts';
-import { runAcquire } from './acquire.ts';
+import { runAcquire, type SlotWranglerConfig } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './lease.ts';
@@ -22,6 +22,8 @@ export interface CommandOptions {
   pullRequestLeaseMs: number;
   waitMs: number;
   comment: boolean;
+  /** acquire: the app's wrangler config, read and placed, to write for the slot. */
+  wranglerConfig?: SlotWranglerConfig | undefined;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -46,6 +48,7 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
         leaseMs: options.pullRequestLeaseMs,
         waitMs: options.waitMs,
         comment: options.comment,
+        wranglerConfig: options.wranglerConfig,
       });
   }
 }

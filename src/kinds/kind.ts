@@ -6,6 +6,7 @@ import type { NameResolver } from '../cloudflare/resolver.ts';
 import type * as z from '../zod.ts';
 import type { Inventory, InventoryContext } from './inventory.ts';
 import type { EraseContext, StepDetails, StepOutcome } from './step.ts';
+import type { KindWrangler } from './wrangler-binding.ts';
 
 /** Where a resource of a slot came from, so a failure can name its template. */
 export interface Origin {
@@ -67,6 +68,8 @@ export interface ResourceKind<
   conditionalPermissions?: readonly ConditionalPermission[];
   /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
   describe?(resource: Template & Origin): string;
+  /** How the kind's resources show in an app's wrangler config, and how acquire points them at a slot's. */
+  wrangler: KindWrangler<Template & Origin>;
 }
 
 /**

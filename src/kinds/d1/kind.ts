@@ -2,6 +2,7 @@
 // (erase: drop) of the slot's database, keeping the database and its id.
 import { defineKind } from '../kind.ts';
 import { type D1Template, d1Entry } from './config.ts';
+import { d1Wrangler } from './wrangler.ts';
 
 export const d1 = defineKind({
   key: 'd1',
@@ -22,4 +23,5 @@ export const d1 = defineKind({
     apiName: 'D1 Write',
     use: "lists databases; deletes the rows of a slot's database",
   },
+  wrangler: d1Wrangler,
 });

@@ -1,6 +1,7 @@
 // KV namespaces: the erase lists the slot's namespace and bulk-deletes every key, keeping the namespace.
 import { defineKind } from '../kind.ts';
 import { type KvTemplate, kvEntry } from './config.ts';
+import { kvWrangler } from './wrangler.ts';
 
 export const kv = defineKind({
   key: 'kv',
@@ -20,4 +21,5 @@ export const kv = defineKind({
     apiName: 'Workers KV Storage Write',
     use: 'lists namespaces and keys; bulk-deletes keys',
   },
+  wrangler: kvWrangler,
 });

@@ -2,12 +2,16 @@
 import * as z from '../../zod.ts';
 import type { Origin } from '../kind.ts';
 import { NAME_CHARSET, nameTemplate } from '../name-template.ts';
+import { bindingKey } from '../wrangler-binding.ts';
 
 export interface VectorizeTemplate {
+  /** What the app's wrangler config calls it (docs/config.md#the-slots-wrangler-config). */
+  binding?: string | undefined;
   name: string;
 }
 export type SlotVectorIndex = VectorizeTemplate & Origin;
 
 export const vectorizeEntry = z.strictObject({
   name: nameTemplate('name: app-{slot}-embeddings', NAME_CHARSET),
+  binding: bindingKey,
 });

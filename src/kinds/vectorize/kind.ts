@@ -1,6 +1,7 @@
 // Vectorize indexes: the erase deletes every vector of the slot's index, keeping the index.
 import { defineKind } from '../kind.ts';
 import { type VectorizeTemplate, vectorizeEntry } from './config.ts';
+import { vectorizeWrangler } from './wrangler.ts';
 
 export const vectorize = defineKind({
   key: 'vectorize',
@@ -20,4 +21,5 @@ export const vectorize = defineKind({
     apiName: 'Vectorize Write',
     use: "lists indexes and their vector ids; deletes every vector of a slot's index",
   },
+  wrangler: vectorizeWrangler,
 });
