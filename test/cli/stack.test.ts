@@ -75,7 +75,7 @@ describe('npm run stack', () => {
     ]).result;
     expect(result.code, show(result)).toBe(1);
     expect(result.stderr).toMatch(
-      /^stack: nothing was started: migration 0002_items\.sql failed: near "\)": syntax error/,
+      /^stack: nothing was started: migration 0002_items\.sql failed: near ";": syntax error/,
     );
     expect(result.stdout).toBe('');
   });
