@@ -28,7 +28,7 @@ export type LocatedResources = { resources: AcquiredResources } | { missing: str
  * the credential check): its name and id, or, for each one the account does not have, what it is
  * and the template it comes from.
  */
-async function locate(resolver: NameResolver, slot: KindResources): Promise<LocatedResources> {
+export async function locateIn(resolver: NameResolver, slot: KindResources): Promise<LocatedResources> {
   const missing: string[] = [];
   const byKind = await Promise.all(
     KIND_LIST.map(async (kind) => {
@@ -80,7 +80,7 @@ export function connect(options: CloudflareOptions, pacer: Pacer) {
     checkCredentials: (templates: KindTemplates) =>
       checkCredentials(api, credentialProbes(resolver, templates)),
     /** The slot's resources with their ids, from the run's listings. */
-    locate: (slot: KindResources) => locate(resolver, slot),
+    locate: (slot: KindResources) => locateIn(resolver, slot),
     /** Whether `resource` exists in the account (what its kind's listing says of it), from the run's listings. */
     exists: async (kind: SomeKind, resource: object & Origin) =>
       (await operationsOf(kind).find(resolver, resource)) !== undefined,

@@ -15,13 +15,14 @@ export const d1 = defineKind({
     '[]': '- name: app-{slot}-db',
     '[].name': 'name: app-{slot}-db',
     '[].erase': 'erase: rows',
+    '[].bound-by': 'bound-by: wrangler-config',
   },
   template: (entry): D1Template => entry,
   permission: {
     resources: 'D1 databases',
     dashboard: 'D1: Edit',
     apiName: 'D1 Write',
-    use: "lists databases; deletes the rows of a slot's database",
+    use: "lists databases; deletes the rows of a slot's database (with erase: recreate, deletes the database and creates it again)",
   },
   wrangler: d1Wrangler,
 });

@@ -13,13 +13,15 @@ export const kv = defineKind({
     '': 'kv: [{ title: "app-{slot}-cache" }]',
     '[]': '- title: app-{slot}-cache',
     '[].title': 'title: app-{slot}-cache',
+    '[].erase': 'erase: keys',
+    '[].bound-by': 'bound-by: wrangler-config',
   },
   template: (entry): KvTemplate => entry,
   permission: {
     resources: 'KV namespaces',
     dashboard: 'Workers KV Storage: Edit',
     apiName: 'Workers KV Storage Write',
-    use: 'lists namespaces and keys; bulk-deletes keys',
+    use: 'lists namespaces and keys; bulk-deletes keys (with erase: recreate, deletes the namespace and creates it again)',
   },
   wrangler: kvWrangler,
 });
