@@ -101,7 +101,8 @@ resources:
       path: 'resources.kv[0].tittle',
       line: 10,
       column: 7,
-      message: "unknown key 'tittle' (a typo?): did you mean 'title'? Keys allowed here: title, erase, bound-by, binding",
+      message:
+        "unknown key 'tittle' (a typo?): did you mean 'title'? Keys allowed here: title, erase, bound-by, binding",
     });
     // The missing `title` is the same mistake, so it is not reported twice.
     expect(error.problems).toHaveLength(1);
