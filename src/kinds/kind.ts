@@ -64,6 +64,8 @@ export interface ResourceKind<
   /** One parsed entry as the rest of preview-gc uses it (camelCase keys, seconds). */
   template(entry: z.output<Entry>): Template;
   permission: KindPermission;
+  /** What `preview-gc slots provision` does with the same permission: creates the missing resources. */
+  provisionUse: string;
   /** Permissions only some slots of the kind need, each saying when (the Workers' container applications). */
   conditionalPermissions?: readonly ConditionalPermission[];
   /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
@@ -98,6 +100,11 @@ export interface KindOperations<
    * The step's summary is the line the job summary and the terminal show.
    */
   erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome<Details>>;
+  /**
+   * Creates the resource (`preview-gc slots provision`, for one the listing says is missing), as the
+   * slot config describes it; never called for one that exists.
+   */
+  create(context: EraseContext, resource: Template & Origin): Promise<void>;
   /** What a failed step had done before it stopped ("deleted 1,204 keys"), read from its details. */
   doneBefore?(details: Details): string | undefined;
   /**

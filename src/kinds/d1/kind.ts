@@ -18,6 +18,7 @@ export const d1 = defineKind({
     '[].bound-by': 'bound-by: wrangler-config',
   },
   template: (entry): D1Template => entry,
+  provisionUse: "creates a slot's missing database",
   permission: {
     resources: 'D1 databases',
     dashboard: 'D1: Edit',

@@ -17,6 +17,7 @@ export const kv = defineKind({
     '[].bound-by': 'bound-by: wrangler-config',
   },
   template: (entry): KvTemplate => entry,
+  provisionUse: "creates a slot's missing namespace",
   permission: {
     resources: 'KV namespaces',
     dashboard: 'Workers KV Storage: Edit',

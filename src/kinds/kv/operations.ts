@@ -4,7 +4,7 @@ import { plural } from '../../text/words.ts';
 import { defineOperations } from '../kind.ts';
 import type { RecreateDetails } from '../recreate.ts';
 import type { StepOutcome } from '../step.ts';
-import { listKvNamespaces } from './api.ts';
+import { createKvNamespace, listKvNamespaces } from './api.ts';
 import type { KvTemplate } from './config.ts';
 import { eraseKv, type KvDetails } from './erase.ts';
 import { kvInventory } from './inventory.ts';
@@ -19,6 +19,9 @@ export const kvOperations = defineOperations<KvTemplate>()({
   find: async (resolver, namespace) =>
     (await namespaces(resolver)).find((candidate) => candidate.title === namespace.title)?.id,
   idOf: (_namespace, namespaceId) => namespaceId,
+  create: async (context, namespace) => {
+    await createKvNamespace(context.api, namespace.title);
+  },
   erase: (context, namespace, namespaceId): Promise<StepOutcome<KvDetails | RecreateDetails>> =>
     namespace.erase === 'recreate'
       ? recreateKv(context, namespace, namespaceId, LISTING)

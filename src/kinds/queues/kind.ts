@@ -15,6 +15,7 @@ export const queues = defineKind({
     '[].name': 'name: app-{slot}-jobs',
   },
   template: (entry): QueueTemplate => entry,
+  provisionUse: "creates a slot's missing queue",
   permission: {
     resources: 'queues',
     dashboard: 'Queues: Edit',

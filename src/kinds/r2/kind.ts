@@ -26,6 +26,7 @@ export const r2 = defineKind({
     expire: { id: entry.expire.id, prefix: entry.expire.prefix, afterSeconds: entry.expire.after },
     binding: entry.binding,
   }),
+  provisionUse: "creates a slot's missing bucket and its lifecycle rule",
   permission: {
     resources: 'R2 buckets',
     dashboard: 'Workers R2 Storage: Edit',

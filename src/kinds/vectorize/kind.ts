@@ -15,6 +15,7 @@ export const vectorize = defineKind({
     '[].name': 'name: app-{slot}-embeddings',
   },
   template: (entry): VectorizeTemplate => entry,
+  provisionUse: "creates a slot's missing index with the config's dimensions and metric",
   permission: {
     resources: 'Vectorize indexes',
     dashboard: 'Vectorize: Edit',

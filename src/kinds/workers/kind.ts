@@ -21,6 +21,7 @@ export const workers = defineKind({
     durableObjects: entry['durable-objects'],
     binding: entry.binding,
   }),
+  provisionUse: "uploads a minimal shell for a slot's missing Worker",
   permission: {
     resources: 'Workers',
     dashboard: 'Workers Scripts: Edit',
