@@ -32,6 +32,9 @@ const LOADED_BUT_UNUSED: readonly RegExp[] = [
  */
 export const ES_MODULE_BUILDS: Readonly<Record<string, string>> = {
   yaml: './node_modules/yaml/browser/dist/index.js',
+  // Its `main` is a UMD build whose require() calls name its files by variables esbuild cannot
+  // follow (the bundle would fail on `./impl/format` at run time); its ES build is the same code.
+  'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js',
 };
 
 /** Marks LOADED_BUT_UNUSED modules free of side effects, so unused means left out. */

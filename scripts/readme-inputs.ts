@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { commandHelp } from '../src/cli/help.ts';
 import { COMMANDS, PROGRAM_HELP } from '../src/cli/main.ts';
-import { TOKEN_PERMISSIONS } from '../src/kinds/permissions.ts';
+import { PROVISION_PERMISSIONS, TOKEN_PERMISSIONS } from '../src/kinds/permissions.ts';
 import { listed } from '../src/text/words.ts';
 
 const actionSchema = z.object({
@@ -89,10 +89,22 @@ export function permissionsTable(): string {
         : `only when ${permission.onlyWhen}: ${permission.use}`;
     return `| ${cell(permission.dashboard)} | ${cell(permission.apiName)} | ${cell(use)} |`;
   });
+  const provision = PROVISION_PERMISSIONS.map(
+    (permission) =>
+      `| ${cell(permission.dashboard)} | ${cell(permission.apiName)} | ${cell(permission.use)} |`,
+  );
   return [
     '| Permission (dashboard) | API name | What preview-gc does with it |',
     '| --- | --- | --- |',
     ...rows,
+    '',
+    'Only `preview-gc slots provision` creates (gc, cleanup and acquire never do): it needs no',
+    'permission more, for Cloudflare has none that empties a store without also creating one, so this',
+    'is what the same permissions do there:',
+    '',
+    '| Permission (dashboard) | API name | What `slots provision` does with it |',
+    '| --- | --- | --- |',
+    ...provision,
   ].join('\n');
 }
 

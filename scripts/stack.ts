@@ -6,7 +6,8 @@
 // `npx @github/local-action . src/main.ts .env` (see .env.example). Loopback only.
 import { appendFile, readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { seedFromConfig } from '../demo/config-seed.ts';
+import { appDatabase, appWorker, MigrationError, readMigrations } from '../demo/app-seed.ts';
+import { type AppShape, seedFromConfig } from '../demo/config-seed.ts';
 import {
   DEMO_CONFIG_PATH,
   DEMO_POOL,
@@ -16,10 +17,11 @@ import {
   seedDemoPool,
 } from '../demo/fixture.ts';
 import { ConfigError, parseSlotConfig } from '../src/config/slot-config.ts';
+import { loadAppWranglerConfig, WranglerConfigError } from '../src/config/wrangler/app-config.ts';
 import { SemaphoreClient } from '../src/semaphore/client.ts';
 import { roleOptionsFromEnv, startLocalSemaphore } from '../src/semaphore/local.ts';
 import { describeIssues, type TwinSeed, twinSeedSchema } from '../test/twin/schema.ts';
-import { startTwin } from '../test/twin/twin.ts';
+import { createTwinAccount, startTwin } from '../test/twin/twin.ts';
 
 const USAGE = `usage: npm run stack -- [options]
 
@@ -33,6 +35,11 @@ Options:
                           (a .json file, docs/twin.md). The semaphore then starts with no pool.
   --count <n>             With a slot config: how many slots (3), named by --pattern.
   --pattern <p>           With a slot config: the slot name, {n} for the number (preview-{n}).
+  --wrangler-config <f>   With a slot config: your app's wrangler config; each slot's Worker then
+                          has its Durable Object classes (its migrations, exports and containers).
+  --migrations <dir>      With a slot config: your D1 migrations (*.sql, applied in name order as
+                          wrangler d1 migrations apply does, each recorded in d1_migrations); each
+                          slot's D1 database then has your schema, with a few rows in every table.
   --semaphore-port <p>    Port of the semaphore (8787; 0 picks a free one).
   --twin-port <p>         Port of the twin (8788; 0 picks a free one).
   --env-file <path>       Also append the settings to this file as NAME=value lines
@@ -41,7 +48,8 @@ Options:
 
 Examples:
   npm run stack
-  npm run stack -- --seed .github/preview-slots.yml --count 3`;
+  npm run stack -- --seed .github/preview-slots.yml --count 3
+  npm run stack -- --seed .github/preview-slots.yml --count 5 --wrangler-config wrangler.jsonc --migrations migrations`;
 
 function fail(message: string, code: 1 | 2): never {
   process.stderr.write(`stack: ${message}\n${code === 2 ? `\n${USAGE}\n` : ''}`);
@@ -65,6 +73,8 @@ function parseCli() {
         seed: { type: 'string' },
         count: { type: 'string' },
         pattern: { type: 'string' },
+        'wrangler-config': { type: 'string' },
+        migrations: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -95,10 +105,48 @@ function slotNames(count: string | undefined, pattern: string | undefined): stri
   return Array.from({ length: n }, (_, i) => template.replaceAll('{n}', String(i + 1)));
 }
 
+/** What --wrangler-config and --migrations say of the app; a file that cannot be used stops the stack. */
+async function appShapeOf(
+  wranglerConfig: string | undefined,
+  migrations: string | undefined,
+): Promise<AppShape> {
+  try {
+    const worker =
+      wranglerConfig === undefined
+        ? undefined
+        : appWorker(await loadAppWranglerConfig(wranglerConfig, '--wrangler-config'));
+    const database = migrations === undefined ? undefined : appDatabase(await readMigrations(migrations));
+    return { worker, database };
+  } catch (error) {
+    if (error instanceof WranglerConfigError || error instanceof MigrationError)
+      return fail(`nothing was started: ${error.message}`, 1);
+    return fail(
+      `nothing was started: cannot read ${migrations}: ${error instanceof Error ? error.message : String(error)}`,
+      1,
+    );
+  }
+}
+
+/** What the slots hold of the app itself, for the ready line. */
+function appText(app: AppShape): string {
+  const parts = [
+    ...(app.worker === undefined
+      ? []
+      : [`your Worker's classes (${app.worker.classes.map((c) => c.name).join(', ') || 'none'})`]),
+    ...(app.database === undefined
+      ? []
+      : [
+          `your D1 schema${app.database.empty.length > 0 ? ` (no rows in ${app.database.empty.join(', ')}: their constraints refused the rehearsal's)` : ''}`,
+        ]),
+  ];
+  return parts.length === 0 ? '' : ` (${parts.join(' and ')})`;
+}
+
 async function seedFromFile(
   file: string,
   count: string | undefined,
   pattern: string | undefined,
+  app: AppShape,
 ): Promise<StackSeed> {
   let text: string;
   try {
@@ -123,8 +171,8 @@ async function seedFromFile(
     const config = parseSlotConfig(text, file);
     const slugs = slotNames(count, pattern);
     return {
-      twin: seedFromConfig(config, slugs),
-      ready: `the twin holds the resources of ${slugs.length} slots of ${file} (${slugs[0]} … ${slugs.at(-1)}), with data in them; ${noPool}: add them with preview-gc slots sync (README, "Use it in your repository")`,
+      twin: seedFromConfig(config, slugs, app),
+      ready: `the twin holds the resources of ${slugs.length} slots of ${file} (${slugs[0]} … ${slugs.at(-1)}), with data in them${appText(app)}; ${noPool}: add them with preview-gc slots sync (README, "Use it in your repository")`,
     };
   } catch (error) {
     return fail(error instanceof ConfigError ? error.message : String(error), 1);
@@ -136,8 +184,9 @@ if (values.help === true) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-if (values.seed === undefined && (values.count !== undefined || values.pattern !== undefined))
-  fail('--count and --pattern go with --seed <slot config>', 2);
+const appFlags = [values.count, values.pattern, values['wrangler-config'], values.migrations];
+if (values.seed === undefined && appFlags.some((value) => value !== undefined))
+  fail('--count, --pattern, --wrangler-config and --migrations go with --seed <slot config>', 2);
 const semaphorePort = portOf(values['semaphore-port'], '--semaphore-port');
 const twinPort = portOf(values['twin-port'], '--twin-port');
 const seed: StackSeed =
@@ -146,7 +195,23 @@ const seed: StackSeed =
         twin: demoTwinSeed(demoSlugs(9)),
         ready: `the demo pool '${DEMO_POOL}' has 9 slots (config ${DEMO_CONFIG_PATH})`,
       }
-    : await seedFromFile(values.seed, values.count, values.pattern);
+    : await seedFromFile(
+        values.seed,
+        values.count,
+        values.pattern,
+        await appShapeOf(values['wrangler-config'], values.migrations),
+      );
+
+// The whole seed, applied once to a scratch account first: a seed that fails stops the stack before
+// anything listens, so no twin ever holds half of it.
+try {
+  createTwinAccount({ seed: seed.twin });
+} catch (error) {
+  fail(
+    `nothing was started: the seed could not be applied: ${error instanceof Error ? error.message : String(error)}`,
+    1,
+  );
+}
 
 // Local, published-in-the-docs credentials: this stack guards nothing. The same variables as the
 // Worker's secrets (and `npm run semaphore`'s) set them otherwise; each role has its own token.

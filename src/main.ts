@@ -16,11 +16,11 @@ import type { GitHubPullRequests } from './github/pull-requests.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
-import { redactData, secretForms, secretRedactor } from './text/redact.ts';
 import type { TokenSource } from './semaphore/client.ts';
 import { executeSettings } from './services.ts';
 import { onTerminationSignals } from './signals.ts';
 import { safeLogText, visible } from './text/log-text.ts';
+import { redactData, secretForms, secretRedactor } from './text/redact.ts';
 
 export interface ActionDependencies extends PublishIO {
   readInputs(): RawInputs;

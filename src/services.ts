@@ -1,16 +1,16 @@
 // The composition root: from validated settings to the real clients, shared by the action and the
 // CLI so both run exactly the same code.
 
+import type { SlotWranglerConfig } from './commands/acquire.ts';
 import { createCloudflareEraser } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
 import { oneLineError } from './commands/lease.ts';
 import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
-import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
+import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
-import { resourceNames } from './kinds/registry.ts';
-import type { RunReport, SlotResourceNames } from './report/model.ts';
+import type { RunReport } from './report/model.ts';
 import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
 
 export interface ExecuteOptions {
@@ -55,7 +55,11 @@ export function createSemaphoreClient(
   });
 }
 
-function commandOptions(settings: Settings, deadlineAt: number, config: SlotConfig | null): CommandOptions {
+function commandOptions(
+  settings: Settings,
+  deadlineAt: number,
+  wranglerConfig: SlotWranglerConfig | undefined,
+): CommandOptions {
   return {
     command: settings.command,
     dryRun: settings.dryRun,
@@ -67,13 +71,22 @@ function commandOptions(settings: Settings, deadlineAt: number, config: SlotConf
     pullRequestLeaseMs: settings.leaseMinutes * 60_000,
     waitMs: settings.waitMinutes * 60_000,
     comment: settings.comment,
-    resourcesOf: (slug) => resourceNamesOf(config, slug),
+    wranglerConfig,
   };
 }
 
-/** The slot's resource names by kind, the `resources` output of acquire. */
-function resourceNamesOf(config: SlotConfig | null, slug: string): SlotResourceNames {
-  return resourceNames(config === null ? null : resourcesForSlot(config, slug));
+/**
+ * acquire's wrangler config, read and placed before any slot is taken. Its parsers (JSONC, TOML) are
+ * loaded only here, so the other commands never load them.
+ */
+async function wranglerConfigFor(
+  settings: Settings,
+  config: SlotConfig | null,
+  place: RunPlace,
+): Promise<SlotWranglerConfig | undefined> {
+  if (settings.command !== 'acquire' || config === null) return undefined;
+  const { deployWranglerConfig } = await import('./config/wrangler/deploy-config.ts');
+  return deployWranglerConfig(settings.wranglerConfig, config, place.describeInput('wrangler-config'));
 }
 
 /** status needs no config file when the pool is named; gc and cleanup always need one. */
@@ -95,8 +108,10 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
   const repository = options.repository === undefined ? {} : { repository: options.repository };
   const place = options.place ?? ACTION_PLACE;
   let config: SlotConfig | null;
+  let wranglerConfig: SlotWranglerConfig | undefined;
   try {
     config = await loadConfigFor(settings, place);
+    wranglerConfig = await wranglerConfigFor(settings, config, place);
   } catch (error) {
     return {
       ...failedRunReport(settings, settings.pool ?? '(unknown)', oneLineError(error)),
@@ -140,7 +155,10 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
   };
-  return { ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, config))), ...repository };
+  return {
+    ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
+    ...repository,
+  };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */
@@ -148,4 +166,5 @@ const refusingEraser: CommandContext['eraser'] = {
   refusal: () => 'this command erases nothing',
   erase: async () => ({ status: 'failed', steps: [], requests: 0, problem: 'this command erases nothing' }),
   checkCredentials: async () => null,
+  resources: async () => ({ problem: 'this command reads no resources', nextStep: undefined }),
 };

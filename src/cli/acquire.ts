@@ -14,7 +14,8 @@ export const acquireCommand: CommandSpec = {
     'What the deploy job runs: pr-<n> keeps the slot it holds (its lease extended) or gets a free',
     'one, never by force. A slot released dirty or taken over from an expired lease is erased under',
     'the new lease before it is handed over; if that fails it is released dirty and the run fails.',
-    'Slots that need repair are not handed out. Prints the slot and its resource names.',
+    'Slots that need repair are not handed out. Prints the slot and its resources with their ids,',
+    "and writes the app's wrangler config for the slot next to it (wrangler deploy --config <it>).",
   ].join('\n'),
   options: {
     pr: { type: 'string', value: '<n>', input: 'pull-request', description: 'The pull request number.' },
@@ -29,6 +30,13 @@ export const acquireCommand: CommandSpec = {
       value: '<n>',
       input: 'wait-minutes',
       description: 'When no slot is free, keep asking (with backoff) this long, then fail.',
+    },
+    'wrangler-config': {
+      type: 'string',
+      value: '<path>',
+      input: 'wrangler-config',
+      description:
+        "The app's wrangler config to write for the slot (default: wrangler.jsonc, .json or .toml here).",
     },
     ...ERASE_LIMIT_OPTIONS,
     ...CLOUDFLARE_OPTIONS,

@@ -1,8 +1,8 @@
 // Where the CLI writes and what it reads from its process, passed in so commands never touch globals.
 import { createInterface } from 'node:readline';
 import { rawSecretsOf } from '../config/settings.ts';
-import { secretRedactor } from '../text/redact.ts';
 import { commandSafeLines } from '../text/log-text.ts';
+import { secretRedactor } from '../text/redact.ts';
 import { type TerminalStyle, wantsColor } from './style.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;

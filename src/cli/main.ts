@@ -16,6 +16,7 @@ import { releaseCommand } from './release.ts';
 import { slotsAddCommand } from './slots-add.ts';
 import { slotsListCommand } from './slots-list.ts';
 import { slotsMarkDirtyCommand } from './slots-mark-dirty.ts';
+import { slotsProvisionCommand } from './slots-provision.ts';
 import { slotsRemoveCommand } from './slots-remove.ts';
 import { slotsSyncCommand } from './slots-sync.ts';
 import { CommandFailure, type CommandSpec, parseCommand, UsageError } from './spec.ts';
@@ -27,6 +28,7 @@ const SLOTS_COMMANDS: readonly CommandSpec[] = [
   slotsRemoveCommand,
   slotsSyncCommand,
   slotsMarkDirtyCommand,
+  slotsProvisionCommand,
 ];
 export const COMMANDS: readonly CommandSpec[] = [
   statusCommand,
@@ -57,7 +59,7 @@ export const PROGRAM_HELP = groupHelp({
 
 const SLOTS_HELP = groupHelp({
   title: `${PROGRAM} slots: the pool's inventory`,
-  usage: 'slots list|add|remove|sync|mark-dirty [options]',
+  usage: 'slots list|add|remove|sync|mark-dirty|provision [options]',
   commands: SLOTS_COMMANDS,
   footer: [`Run '${PROGRAM} slots <command> --help' for a command's flags.`],
 });
@@ -117,7 +119,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     }
     const group = argv[0] === 'slots' ? 'slots ' : '';
     const missing =
-      group === '' ? 'which command?' : 'slots needs a command: list, add, remove, sync or mark-dirty';
+      group === ''
+        ? 'which command?'
+        : 'slots needs a command: list, add, remove, sync, mark-dirty or provision';
     return usageFailure(io, word === '' ? missing : unknownCommand(group, word), help);
   }
   try {

@@ -56,6 +56,7 @@ function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
     `  Lease ends  ${clean(slot.leaseExpiresAt)}; every push extends it`,
     `  Erased      ${view.erasedFirstText(slot, holderText(report.slots[0]?.previousHolder ?? null, report))}`,
     `  Resources   ${resourceList(slot.resources, clean)}`,
+    ...(slot.wranglerConfig === undefined ? [] : [`  Wrangler    ${clean(slot.wranglerConfig)}`]),
   ];
 }
 

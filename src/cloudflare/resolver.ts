@@ -25,4 +25,14 @@ export class NameResolver {
     listing.catch(() => this.listings.delete(key));
     return listing;
   }
+
+  /**
+   * Changes the run's listing `key` after the run itself changed what it lists (a store deleted and
+   * created again gets a new id), so every later lookup of the run sees the change without listing
+   * again. A listing never made stays unmade.
+   */
+  amend<T>(key: string, change: (listing: T) => T): void {
+    const cached = this.listings.get(key) as Promise<T> | undefined;
+    if (cached) this.listings.set(key, cached.then(change));
+  }
 }

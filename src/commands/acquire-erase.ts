@@ -2,6 +2,7 @@
 // expired lease) is erased under the pull request's new lease before its deploy may use it, with the
 // same erase, fences, pacer and budget as gc. When the erase does not complete, the slot is released
 // dirty (with the failed step, so a slot that keeps failing is flagged) and is not handed over.
+import type { IncomingDeploy } from '../kinds/step.ts';
 import type { Lease } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 import {
@@ -97,6 +98,7 @@ export async function eraseBeforeHandOver(
   leaseMs: number,
   warnings: string[],
   poolSlugs: readonly string[],
+  incoming: IncomingDeploy | undefined,
 ): Promise<UntimedSlotReport> {
   const refusal = ctx.eraser.refusal(lease.slug, poolSlugs);
   const erase =
@@ -110,7 +112,12 @@ export async function eraseBeforeHandOver(
           failedStep: { step: 'slot config', message: refusal },
         }
       : await runFencedErase(ctx, lease, leaseMs, (fences) =>
-          ctx.eraser.erase({ slug: lease.slug, ...fences, dryRun: false }),
+          ctx.eraser.erase({
+            slug: lease.slug,
+            ...fences,
+            dryRun: false,
+            ...(incoming === undefined ? {} : { incoming }),
+          }),
         );
   const withLease = { ...base, generation: lease.generation };
   if (erase.status !== 'complete') return releaseHeldLease(ctx, withLease, lease, erase, acquireOutcomeOf);

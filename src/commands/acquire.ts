@@ -4,7 +4,8 @@
 // can be had, the failure shows the pool: who holds each slot, until when, and which holders are
 // closed pull requests.
 import { slotNumberOf } from '../kinds/name-template.ts';
-import type { RunReport, SlotResourceNames } from '../report/model.ts';
+import type { IncomingDeploy } from '../kinds/step.ts';
+import type { AcquiredResources, RunReport } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
 import { postSlotComment } from './acquire-comment.ts';
@@ -23,8 +24,16 @@ export interface AcquireOptions {
   /** How long to keep asking when no slot can be had; 0 asks once. */
   waitMs: number;
   comment: boolean;
-  /** The slot's resource names by kind, from the slot config. */
-  resourcesOf: (slug: string) => SlotResourceNames;
+  /** The app's wrangler config, when the deploy has one: written for the slot it gets. */
+  wranglerConfig?: SlotWranglerConfig | undefined;
+}
+
+/** The app's wrangler config as acquire uses it (read and placed before any slot is taken). */
+export interface SlotWranglerConfig {
+  /** What the deploy declares, which the erase before it keeps (its container classes). */
+  incoming: IncomingDeploy;
+  /** Writes the config for the slot, its names and ids; its path. */
+  write(slug: string, resources: AcquiredResources): Promise<string>;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -152,6 +161,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
             options.leaseMs,
             warnings,
             poolSlugs,
+            options.wranglerConfig?.incoming,
           ),
         )
       : [];
@@ -168,6 +178,31 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     });
   }
 
+  // The ids the deploy binds: the run's listings (the erase's, or made now for a clean slot).
+  const located = await ctx.eraser.resources(lease.slug);
+  if ('problem' in located) {
+    return report({
+      problems: [
+        `${holder} holds ${lease.slug}, but ${located.problem} The pull request keeps the slot; ${located.nextStep ?? 'push again to try again.'}`,
+      ],
+      expired,
+      slots,
+      poolAfter: await listPoolRows(ctx),
+    });
+  }
+  let wranglerConfig: string | undefined;
+  try {
+    wranglerConfig = await options.wranglerConfig?.write(lease.slug, located.resources);
+  } catch (error) {
+    return report({
+      problems: [
+        `${holder} holds ${lease.slug}, but its wrangler config could not be written (${oneLineError(error)}). The pull request keeps the slot; push again to try again.`,
+      ],
+      expired,
+      slots,
+      poolAfter: await listPoolRows(ctx),
+    });
+  }
   const acquired = {
     slug: lease.slug,
     slotNumber: slotNumberOf(lease.slug) ?? null,
@@ -176,7 +211,8 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     wasDirty: erased !== undefined,
     reused: lease.reused,
     generation: lease.generation,
-    resources: options.resourcesOf(lease.slug),
+    resources: located.resources,
+    ...(wranglerConfig === undefined ? {} : { wranglerConfig }),
   };
   if (options.comment)
     await postSlotComment(ctx, options.pullRequest, acquired, need.previousHolder, warnings);

@@ -1,6 +1,7 @@
 // The SlotEraser the commands use in real runs: one pacer, one account client and one name resolver
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
+import type { CredentialProblem } from '../cloudflare/credentials.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import {
@@ -16,7 +17,7 @@ import { StepError, type StepFailureReason } from '../kinds/step.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import { visible } from '../text/log-text.ts';
 import type { CloudflareOptions, Connection } from './cloudflare-connection.ts';
-import type { EraseOutcome, SlotEraser } from './context.ts';
+import type { EraseOutcome, SlotEraser, SlotResourcesAnswer } from './context.ts';
 import { describeCredentialProblem } from './credential-problem.ts';
 
 export interface CloudflareEraserOptions extends CloudflareOptions {
@@ -146,8 +147,19 @@ export function createCloudflareEraser(
     return loaded;
   };
   const sharedNames = sharedNamesOfPool(config);
-  let credentials: Promise<string | null> | undefined;
+  let credentials: Promise<CredentialProblem | null> | undefined;
   let credentialsRefused = false;
+  // Once a run: the token, then one listing per kind the config names (the erase reuses them).
+  const checkedCredentials = () => {
+    credentials ??= connection().then(async ({ checkCredentials }) => {
+      const problem = await checkCredentials(config.resources);
+      credentialsRefused = problem !== null;
+      return problem;
+    });
+    return credentials;
+  };
+  const describeProblem = (problem: CredentialProblem, consequence: string) =>
+    describeCredentialProblem(problem, { accountId: options.accountId, place: options.place, consequence });
   const eraser: SlotEraser = {
     refusal(slug, pool) {
       if (credentialsRefused) return CREDENTIALS_REFUSED;
@@ -159,7 +171,7 @@ export function createCloudflareEraser(
       }
       return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
-    async erase({ slug, fence, fenceWithinStep, dryRun }) {
+    async erase({ slug, fence, fenceWithinStep, dryRun, incoming }) {
       const { api, resolver, eraseSlot } = await connection();
       const erase = () =>
         eraseSlot({
@@ -169,6 +181,7 @@ export function createCloudflareEraser(
           fence,
           dryRun,
           signal: options.signal,
+          ...(incoming === undefined ? {} : { incoming }),
         });
       const result = await pacer.eraseWithin(
         erase,
@@ -180,20 +193,31 @@ export function createCloudflareEraser(
       );
       return toEraseOutcome(result, config.file, options.place);
     },
-    checkCredentials() {
-      credentials ??= connection().then(async ({ checkCredentials }) => {
-        const problem = await checkCredentials(config.resources);
-        credentialsRefused = problem !== null;
-        return problem === null
-          ? null
-          : describeCredentialProblem(problem, {
-              accountId: options.accountId,
-              place: options.place,
-              consequence: 'nothing was erased',
-            });
-      });
-      return credentials;
+    async checkCredentials() {
+      const problem = await checkedCredentials();
+      return problem === null ? null : describeProblem(problem, 'nothing was erased');
+    },
+    async resources(slug) {
+      return slotResourcesOf(slug);
     },
   };
+  async function slotResourcesOf(slug: string): Promise<SlotResourcesAnswer> {
+    const unread = "the slot's resources could not be read for its deploy";
+    try {
+      const problem = await checkedCredentials();
+      if (problem !== null) return { problem: describeProblem(problem, unread), nextStep: undefined };
+      const located = await (await connection()).locate(resourcesForSlot(config, slug));
+      if ('resources' in located) return located;
+      return {
+        problem: `${unread}: ${located.missing.length === 1 ? 'this resource does' : 'these resources do'} not exist in account ${options.accountId}: ${located.missing.join('; ')}`,
+        nextStep: `Create ${located.missing.length === 1 ? 'it' : 'them'} (preview-gc slots provision creates what a slot lacks), or fix the templates in ${config.file}; then ${options.place.rerun}.`,
+      };
+    } catch (error) {
+      return {
+        problem: `${unread}: ${visible(error instanceof Error ? error.message : String(error))}`,
+        nextStep: `${options.place.rerun[0]?.toUpperCase()}${options.place.rerun.slice(1)}.`,
+      };
+    }
+  }
   return { eraser, usage: () => pacer.usage() };
 }

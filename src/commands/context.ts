@@ -1,7 +1,8 @@
 // What the commands (gc, cleanup, status, acquire) are given: clients and knobs, all passed in, none global.
 import type { RunPlace } from '../config/run-place.ts';
 import type { GitHubPullRequests } from '../github/pull-requests.ts';
-import type { ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
+import type { IncomingDeploy } from '../kinds/step.ts';
+import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { plural } from '../text/words.ts';
@@ -17,6 +18,8 @@ export interface EraseRequest {
    */
   fenceWithinStep?: () => Promise<boolean>;
   dryRun: boolean;
+  /** acquire: what the deploy after the erase declares (its wrangler config's container classes). */
+  incoming?: IncomingDeploy;
 }
 
 export interface EraseOutcome {
@@ -50,7 +53,18 @@ export interface SlotEraser {
    * problem, `refusal` refuses every slot.
    */
   checkCredentials(): Promise<string | null>;
+  /**
+   * The slot's resources with the ids a deploy binds them by, read from the run's listings (one per
+   * kind the config names, the ones the erase and the credential check share), after the credential
+   * check; or what stands in the way (a resource the account does not have, a refused token) and the
+   * fix.
+   */
+  resources(slug: string): Promise<SlotResourcesAnswer>;
 }
+
+export type SlotResourcesAnswer =
+  | { resources: AcquiredResources }
+  | { problem: string; nextStep: string | undefined };
 
 export type ProgressEvent =
   | { kind: 'listed'; slots: number; selected: number }

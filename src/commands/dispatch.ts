@@ -2,8 +2,8 @@
 // could not start or stopped half-way: the summary is written from it either way.
 import { semaphoreRefusedToken } from '../config/run-place.ts';
 import type { Command } from '../config/settings.ts';
-import type { RunReport, SlotResourceNames } from '../report/model.ts';
-import { runAcquire } from './acquire.ts';
+import type { RunReport } from '../report/model.ts';
+import { runAcquire, type SlotWranglerConfig } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './lease.ts';
@@ -22,8 +22,8 @@ export interface CommandOptions {
   pullRequestLeaseMs: number;
   waitMs: number;
   comment: boolean;
-  /** acquire: the slot's resource names, from the slot config. */
-  resourcesOf: (slug: string) => SlotResourceNames;
+  /** acquire: the app's wrangler config, read and placed, to write for the slot. */
+  wranglerConfig?: SlotWranglerConfig | undefined;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
@@ -48,7 +48,7 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
         leaseMs: options.pullRequestLeaseMs,
         waitMs: options.waitMs,
         comment: options.comment,
-        resourcesOf: options.resourcesOf,
+        wranglerConfig: options.wranglerConfig,
       });
   }
 }

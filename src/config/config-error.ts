@@ -1,5 +1,6 @@
 // The error a refused slot config raises: every problem with the file, the place inside it and what
-// to write instead, in one message.
+// to write instead, in one message; and the same for an app's wrangler config, which acquire reads.
+import { visible } from '../text/log-text.ts';
 
 /** One problem in the file: where it is and what to do about it. */
 export interface ConfigProblem {
@@ -35,4 +36,20 @@ function formatProblem(file: string, problem: ConfigProblem): string {
   return problem.path === ''
     ? `${where}: ${problem.message}`
     : `${where} ${problem.path}: ${problem.message}`;
+}
+
+/**
+ * An app's wrangler config acquire cannot use: each problem names its place (the file, a line or a
+ * key) and the fix. The file is the branch's: whatever it says is quoted with its control characters
+ * spelled out.
+ */
+export class WranglerConfigError extends ConfigError {
+  constructor(file: string, problems: readonly string[]) {
+    super(
+      file,
+      problems.map((message) => ({ path: '', message })),
+    );
+    this.message = `the wrangler config ${file} was refused (no slot was taken):\n${problems.map((problem) => `  - ${visible(problem)}`).join('\n')}`;
+    this.name = 'WranglerConfigError';
+  }
 }

@@ -53,6 +53,11 @@ export interface Settings {
   waitMinutes: number;
   /** acquire: keep one comment on the pull request saying which slot it has. */
   comment: boolean;
+  /**
+   * acquire: the app's wrangler config to write for the slot; undefined: wrangler.jsonc,
+   * wrangler.json or wrangler.toml in the working directory, when one is there.
+   */
+  wranglerConfig: string | undefined;
 }
 
 export class SettingsError extends Error {
@@ -201,6 +206,12 @@ const inputSchema = z.object({
   'lease-minutes': optionalWithDefault(String(DEFAULT_LEASE_MINUTES), integerIn(60, 43_200)),
   'wait-minutes': optionalWithDefault('0', integerIn(0, 360)),
   comment: optionalWithDefault('false', strictBoolean),
+  'wrangler-config': trimmed.pipe(
+    z
+      .string()
+      .regex(/\.(jsonc|json|toml)$/, 'must be a wrangler.jsonc, wrangler.json or wrangler.toml file')
+      .optional(),
+  ),
 });
 
 export const INPUT_NAMES = Object.keys(inputSchema.shape);
@@ -318,6 +329,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     leaseMinutes: inputs['lease-minutes'],
     waitMinutes: inputs['wait-minutes'],
     comment: inputs.comment,
+    wranglerConfig: inputs['wrangler-config'],
   };
 }
 

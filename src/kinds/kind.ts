@@ -6,6 +6,7 @@ import type { NameResolver } from '../cloudflare/resolver.ts';
 import type * as z from '../zod.ts';
 import type { Inventory, InventoryContext } from './inventory.ts';
 import type { EraseContext, StepDetails, StepOutcome } from './step.ts';
+import type { KindWrangler } from './wrangler-binding.ts';
 
 /** Where a resource of a slot came from, so a failure can name its template. */
 export interface Origin {
@@ -63,10 +64,14 @@ export interface ResourceKind<
   /** One parsed entry as the rest of preview-gc uses it (camelCase keys, seconds). */
   template(entry: z.output<Entry>): Template;
   permission: KindPermission;
+  /** What `preview-gc slots provision` does with the same permission: creates the missing resources. */
+  provisionUse: string;
   /** Permissions only some slots of the kind need, each saying when (the Workers' container applications). */
   conditionalPermissions?: readonly ConditionalPermission[];
   /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
   describe?(resource: Template & Origin): string;
+  /** How the kind's resources show in an app's wrangler config, and how acquire points them at a slot's. */
+  wrangler: KindWrangler<Template & Origin>;
 }
 
 /**
@@ -86,10 +91,20 @@ export interface KindOperations<
   /** Looks the resource up in the run's listing: what the erase needs of it, or undefined when it is not there. */
   find(resolver: NameResolver, resource: Template & Origin): Promise<Found | undefined>;
   /**
+   * The id a deploy binds the resource by, from what `find` found: a D1 database's uuid, a KV
+   * namespace's id. Absent for a kind whose resources are bound by name alone (R2 buckets, Workers).
+   */
+  idOf?(resource: Template & Origin, found: Found): string;
+  /**
    * Erases what the slot's resource holds; with `context.dryRun` it reads and says what it would do.
    * The step's summary is the line the job summary and the terminal show.
    */
   erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome<Details>>;
+  /**
+   * Creates the resource (`preview-gc slots provision`, for one the listing says is missing), as the
+   * slot config describes it; never called for one that exists.
+   */
+  create(context: EraseContext, resource: Template & Origin): Promise<void>;
   /** What a failed step had done before it stopped ("deleted 1,204 keys"), read from its details. */
   doneBefore?(details: Details): string | undefined;
   /**

@@ -23,3 +23,13 @@ export function permissionOf(kind: string): TokenPermission {
   if (permission === undefined) throw new Error(`no token permission for ${kind}`);
   return permission;
 }
+
+/**
+ * What `preview-gc slots provision` does with the same permissions, kind by kind: an optional set,
+ * for a person adopting slots (gc, cleanup and acquire never create anything).
+ */
+export const PROVISION_PERMISSIONS: readonly TokenPermission[] = KIND_LIST.map((kind) => ({
+  kind: kind.key,
+  ...kind.permission,
+  use: kind.provisionUse,
+}));

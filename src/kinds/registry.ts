@@ -46,16 +46,6 @@ export function eachResource(resources: KindResources): { kind: SomeKind; resour
   });
 }
 
-/** The names of a slot's resources, kind by kind (every kind of the registry, empty where the config names none). */
-export function resourceNames(resources: KindResources | null): Record<KindKey, string[]> {
-  return Object.fromEntries(
-    KIND_LIST.map((kind) => [
-      kind.key,
-      resources === null ? [] : resources[kind.key].map((resource) => nameOf(kind, resource)),
-    ]),
-  ) as Record<KindKey, string[]>;
-}
-
 /** What a resource is called in a message: "D1 database", "R2 bucket (jurisdiction eu)". */
 export function describeResource(kind: SomeKind, resource: object & Origin): string {
   return kind.describe?.(resource) ?? kind.noun;

@@ -6,12 +6,19 @@ import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import type { Inventory } from './inventory.ts';
 
+export interface IncomingDeploy {
+  /** Container-backed Durable Object classes the incoming deploy declares, by class name. */
+  containerClasses: readonly string[];
+}
+
 /** What every step function gets. */
 export interface EraseContext {
   api: CloudflareApi;
   resolver: NameResolver;
   /** Reads happen; every mutation is replaced by a 'would-change' record. */
   dryRun: boolean;
+  /** acquire: what the deploy that follows the erase declares (its wrangler config); gc has none. */
+  incoming?: IncomingDeploy;
 }
 
 export type StepFailureReason =

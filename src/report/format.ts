@@ -1,5 +1,5 @@
 // Formatting shared by the job summary and the terminal output.
-import type { SlotResourceNames } from './model.ts';
+import type { AcquiredResources } from './model.ts';
 
 /** "950 ms", "12 s", "4 min", "3 h 20 min", "2 d 5 h": coarse on purpose, a person reads it. */
 export function formatDuration(ms: number): string {
@@ -40,12 +40,19 @@ export function howAcquired(slot: { wasDirty: boolean; reused: boolean }): strin
   return slot.reused ? 'its lease extended' : 'a clean slot';
 }
 
-/** The slot's resource names, kind by kind: `workers: app-preview-3; d1: app-preview-3-db`. */
-export function resourceList(resources: SlotResourceNames, name: (text: string) => string): string {
-  const kinds = Object.entries(resources).filter(([, names]) => names.length > 0);
+/**
+ * The slot's resources, kind by kind, each id after its name:
+ * `workers: app-preview-3; d1: app-preview-3-db (0f6c…)`.
+ */
+export function resourceList(resources: AcquiredResources, name: (text: string) => string): string {
+  const kinds = Object.entries(resources).filter(([, entries]) => entries.length > 0);
+  const entry = (resource: { name: string; id?: string }) =>
+    resource.id === undefined || resource.id === resource.name
+      ? name(resource.name)
+      : `${name(resource.name)} (${name(resource.id)})`;
   return kinds.length === 0
     ? '–'
-    : kinds.map(([kind, names]) => `${kind}: ${names.map(name).join(', ')}`).join('; ');
+    : kinds.map(([kind, entries]) => `${kind}: ${entries.map(entry).join(', ')}`).join('; ');
 }
 
 /** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire, `–` for cleanup. */

@@ -120,12 +120,24 @@ export interface AcquiredSlot {
   /** The pull request already held this slot; its lease was extended. */
   reused: boolean;
   generation: number;
-  /** The slot's resource names, by kind. */
-  resources: SlotResourceNames;
+  /** The slot's resources, by kind: each name with its id where Cloudflare has one. */
+  resources: AcquiredResources;
+  /** The app's wrangler config written for this slot (the `wrangler-config` output), when there was one. */
+  wranglerConfig?: string;
 }
 
-/** The slot's resource names, every kind of the registry (src/kinds/registry.ts) by its key. */
-export type SlotResourceNames = Record<KindKey, string[]>;
+/**
+ * One resource of the slot as the deploy binds it: its name, and its id where Cloudflare addresses it
+ * by one (a D1 database's uuid, a KV namespace's id, a queue's id, a Vectorize index's name), read
+ * from the run's listing of its kind.
+ */
+export interface AcquiredResource {
+  name: string;
+  id?: string;
+}
+
+/** The slot's resources, every kind of the registry (src/kinds/registry.ts) by its key. */
+export type AcquiredResources = Record<KindKey, AcquiredResource[]>;
 
 /** Cloudflare API usage of the run, as the pacer counted it. */
 export type ApiUsageReport = PacerUsage;

@@ -31,6 +31,7 @@ export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>):
   io.setOutput('lease-expires-at', slot.leaseExpiresAt);
   io.setOutput('was-dirty', String(slot.wasDirty));
   io.setOutput('resources', JSON.stringify(slot.resources));
+  io.setOutput('wrangler-config', slot.wranglerConfig ?? '');
 }
 
 export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notice'>): void {

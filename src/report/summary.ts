@@ -77,6 +77,9 @@ function acquiredSection(report: RunReport): string[] {
     `| Lease ends (\`lease-expires-at\`) | ${esc(slot.leaseExpiresAt)}; every push extends it |`,
     `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, holderCell(erase?.previousHolder ?? null, report))} |`,
     `| Resources (\`resources\`) | ${resourceList(slot.resources, inlineCode)} |`,
+    ...(slot.wranglerConfig === undefined
+      ? []
+      : [`| Wrangler config (\`wrangler-config\`) | ${inlineCode(slot.wranglerConfig)} |`]),
     '',
   ];
 }

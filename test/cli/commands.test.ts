@@ -427,8 +427,12 @@ describe('acquire', () => {
       /^✔ preview-gc acquire on pool preview-slot: pull request #1700 has preview-\d until \S+ \d\d:\d\d UTC, a clean slot$/,
     );
     const slug = /has (preview-\d)/.exec(headline)?.[1] ?? '';
+    // Each name with the id its deploy binds, as the account lists it.
+    const state = twin.state();
+    const uuid = state.d1.find((db) => db.name === `shop-${slug}-db`)?.uuid ?? '?';
+    const namespaceId = state.kv.find((ns) => ns.title === `shop-${slug}-cache`)?.id ?? '?';
     expect(first.stdout).toContain(
-      `Resources   workers: shop-${slug}; d1: shop-${slug}-db; kv: shop-${slug}-cache; r2: shop-${slug}-files, shop-${slug}-sandboxes`,
+      `Resources   workers: shop-${slug}; d1: shop-${slug}-db (${uuid}); kv: shop-${slug}-cache (${namespaceId}); r2: shop-${slug}-files, shop-${slug}-sandboxes`,
     );
     const second = await cli(['acquire', '--pr', '1700', '--json', ...FAST]);
     expect(second.code, show(second)).toBe(0);

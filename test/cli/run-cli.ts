@@ -1,6 +1,7 @@
 // Runs the CLI as a user does: a child process with flags and environment variables. Asynchronous on
 // purpose: the twin answers from this very process, so blocking here would starve it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 
 export interface CliResult {
   code: number | null;
@@ -14,20 +15,22 @@ function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts `node <script> ...args`; `result` settles when it exits. With `stdin: 'pipe'` the test types
- * into `child.stdin` (a confirmation); otherwise stdin is empty.
+ * Starts `node <script> ...args` (in `options.cwd`, this process's by default); `result` settles when
+ * it exits. With `stdin: 'pipe'` the test types into `child.stdin` (a confirmation); otherwise stdin
+ * is empty.
  */
 export function startNode(
   script: string,
   args: readonly string[],
   env: Record<string, string | undefined> = {},
-  options: { stdin?: 'pipe' } = {},
+  options: { stdin?: 'pipe'; cwd?: string } = {},
 ): { child: ChildProcess; result: Promise<CliResult> } {
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(process.execPath, [resolve(script), ...args], {
     env: childEnv(env),
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
-  const result = new Promise<CliResult>((resolve, reject) => {
+  const result = new Promise<CliResult>((settle, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -37,7 +40,7 @@ export function startNode(
       stderr += chunk;
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => settle({ code, stdout, stderr }));
   });
   return { child, result };
 }
@@ -46,6 +49,7 @@ export function runCli(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
   entry = 'src/cli.ts',
+  cwd?: string,
 ): Promise<CliResult> {
-  return startNode(entry, args, env).result;
+  return startNode(entry, args, env, cwd === undefined ? {} : { cwd }).result;
 }

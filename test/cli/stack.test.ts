@@ -2,7 +2,7 @@
 // with the user's own slots; what it prints is shell, so pasting it sets the variables the CLI reads,
 // and the README's first adoption steps then work against it.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -48,6 +48,36 @@ describe('npm run stack', () => {
     const result = await startNode('scripts/stack.ts', ['--seed', path]).result;
     expect(result.code, show(result)).toBe(1);
     expect(result.stderr).toContain(`${path}:8:7 resources.kv[0].tittle: unknown key 'tittle'`);
+  });
+
+  it('starts nothing when a migration of the app fails, naming the file and what SQLite said', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'slots.yml');
+    await writeFile(path, CONFIG);
+    await mkdir(join(dir, 'migrations'));
+    await writeFile(
+      join(dir, 'migrations', '0001_init.sql'),
+      'CREATE TABLE orders (id INTEGER PRIMARY KEY);',
+    );
+    await writeFile(
+      join(dir, 'migrations', '0002_items.sql'),
+      'CREATE TABLE items (order_id INTEGER REFERENCES orders(id), ;',
+    );
+    const result = await startNode('scripts/stack.ts', [
+      '--seed',
+      path,
+      '--migrations',
+      join(dir, 'migrations'),
+      '--semaphore-port',
+      '0',
+      '--twin-port',
+      '0',
+    ]).result;
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stderr).toMatch(
+      /^stack: nothing was started: migration 0002_items\.sql failed: near ";": syntax error/,
+    );
+    expect(result.stdout).toBe('');
   });
 
   it('runs your own slots: the printed lines set the environment in a shell, and the adoption steps work', async () => {

@@ -160,6 +160,16 @@ export function scriptedEraser(
     changed: [],
     refusal: (slug) => refusals[slug] ?? null,
     checkCredentials: async () => null,
+    resources: async (slug) => ({
+      resources: {
+        workers: [{ name: `app-${slug}` }],
+        d1: [{ name: `app-${slug}-db`, id: `uuid-of-app-${slug}-db` }],
+        kv: [],
+        r2: [],
+        queues: [],
+        vectorize: [],
+      },
+    }),
     async erase(request): Promise<EraseOutcome> {
       eraser.requests.push(request);
       const reports: EraseStepReport[] = [];

@@ -78,7 +78,7 @@ describe('queues in the slot config', () => {
         path: 'resources.queues[1].nmae',
         line: 5,
         column: 7,
-        message: "unknown key 'nmae' (a typo?): did you mean 'name'? Keys allowed here: name",
+        message: "unknown key 'nmae' (a typo?): did you mean 'name'? Keys allowed here: name, binding",
       },
     ]);
     expect(problemsOf(QUEUES.replace('app-{slot}-jobs', 'App {slot}'))[0]?.message).toBe(

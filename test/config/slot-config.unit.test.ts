@@ -31,7 +31,7 @@ describe('parseSlotConfig', () => {
     expect(config.pool).toBe('preview-slot');
     expect(config.resources.workers).toEqual([{ name: 'app-{slot}', durableObjects: 'park' }]);
     expect(config.resources.d1).toEqual([{ name: 'app-{slot}-db', erase: 'rows' }]);
-    expect(config.resources.kv).toEqual([{ title: 'app-{slot}-cache' }]);
+    expect(config.resources.kv).toEqual([{ title: 'app-{slot}-cache', erase: 'keys' }]);
     expect(config.resources.r2).toEqual([
       {
         bucket: 'app-{slot}-files',
@@ -101,7 +101,8 @@ resources:
       path: 'resources.kv[0].tittle',
       line: 10,
       column: 7,
-      message: "unknown key 'tittle' (a typo?): did you mean 'title'? Keys allowed here: title",
+      message:
+        "unknown key 'tittle' (a typo?): did you mean 'title'? Keys allowed here: title, erase, bound-by, binding",
     });
     // The missing `title` is the same mistake, so it is not reported twice.
     expect(error.problems).toHaveLength(1);
@@ -113,7 +114,7 @@ resources:
     const value = refusal(DESIGN_EXAMPLE.replace('erase: rows', 'erase: row'));
     expect(value.problems[0]).toMatchObject({ path: 'resources.d1[0].erase', line: 8 });
     expect(value.problems[0]?.message).toBe(
-      'must be one of rows, drop, got string "row" (did you mean \'rows\'?); write e.g. erase: rows',
+      'must be one of rows, drop, recreate, got string "row" (did you mean \'rows\'?); write e.g. erase: rows',
     );
   });
 

@@ -80,18 +80,25 @@ describe('acquire: one slot per pull request', () => {
     expect(first.exitCode, first.stdout).toBe(0);
     const slug = first.outputs.slot ?? '';
     expect(['push-1', 'push-2']).toContain(slug);
+    // Each name with the id the deploy binds, as the account lists it.
+    const state = stack.twin.state();
+    const uuid = state.d1.find((db) => db.name === `rel-${slug}-db`)?.uuid;
+    const namespaceId = state.kv.find((ns) => ns.title === `rel-${slug}-kv`)?.id;
+    expect(uuid).toBeDefined();
     expect(first.outputs).toMatchObject({
       'slot-number': slug.slice(-1),
       'was-dirty': 'false',
       resources: JSON.stringify({
-        workers: [`rel-${slug}`],
-        d1: [`rel-${slug}-db`],
-        kv: [`rel-${slug}-kv`],
-        r2: [`rel-${slug}-files`],
+        workers: [{ name: `rel-${slug}` }],
+        d1: [{ name: `rel-${slug}-db`, id: uuid }],
+        kv: [{ name: `rel-${slug}-kv`, id: namespaceId }],
+        r2: [{ name: `rel-${slug}-files` }],
         queues: [],
         vectorize: [],
       }),
     });
+    // A clean slot: no erase, but the credential check and one listing per kind for the ids.
+    expect(reportOf(first).cloudflare?.requests).toBe(5);
     const held = await slotOf(pool, slug);
     expect(first.outputs['lease-expires-at']).toBe(new Date(held.leasedUntil ?? 0).toISOString());
     expect(first.summary.split('\n')[0]).toBe(

@@ -246,7 +246,7 @@ describe('bad slot config files: refused before any network call, naming the fil
     [
       'an unknown erase mode',
       'pool: p\nresources:\n  d1:\n    - name: a-{slot}\n      erase: truncate\n',
-      /resources\.d1\[0\]\.erase: must be one of rows, drop, got string "truncate"/,
+      /resources\.d1\[0\]\.erase: must be one of rows, drop, recreate, got string "truncate"/,
     ],
     [
       'an unknown durable-objects mode',

@@ -9,9 +9,9 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
-import { secretForms } from '../../src/text/redact.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
+import { secretForms } from '../../src/text/redact.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { runActionInProcess } from '../support/in-process-action.ts';
 import { slotSeed, tenantData } from '../support/twin-slot.ts';

@@ -138,8 +138,8 @@ describe('acquire and slots that need repair', () => {
     reused: false,
     generation: 7,
     resources: {
-      workers: ['shop-preview-3'],
-      d1: ['shop-preview-3-db'],
+      workers: [{ name: 'shop-preview-3' }],
+      d1: [{ name: 'shop-preview-3-db', id: 'c2a1f4a8-0000-4000-8000-0000000000d1' }],
       kv: [],
       r2: [],
       queues: [],
@@ -164,7 +164,7 @@ describe('acquire and slots that need repair', () => {
       '| Erased first (`was-dirty`) | yes: it held the data of [pr-1570](https://github.com/acme/shop/pull/1570) |',
     );
     expect(markdown).toContain(
-      '| Resources (`resources`) | workers: `shop-preview-3`; d1: `shop-preview-3-db` |',
+      '| Resources (`resources`) | workers: `shop-preview-3`; d1: `shop-preview-3-db` (`c2a1f4a8-0000-4000-8000-0000000000d1`) |',
     );
     expect(markdown).toContain(
       '| `preview-3` | [pr-1570](https://github.com/acme/shop/pull/1570) | dirty | ✅ erased |',
@@ -182,7 +182,7 @@ describe('acquire and slots that need repair', () => {
       'lease-expires-at': '2026-12-03T10:00:00.000Z',
       'was-dirty': 'true',
       resources:
-        '{"workers":["shop-preview-3"],"d1":["shop-preview-3-db"],"kv":[],"r2":[],"queues":[],"vectorize":[]}',
+        '{"workers":[{"name":"shop-preview-3"}],"d1":[{"name":"shop-preview-3-db","id":"c2a1f4a8-0000-4000-8000-0000000000d1"}],"kv":[],"r2":[],"queues":[],"vectorize":[]}',
     });
   });
 

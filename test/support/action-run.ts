@@ -22,6 +22,8 @@ export interface ActionRunOptions {
   withoutSummaryFile?: boolean;
   /** More variables of the runner, e.g. GITHUB_API_URL pointing at a GitHub double. */
   env?: Record<string, string>;
+  /** The working directory (the checkout); this process's by default. */
+  cwd?: string;
 }
 
 const ACTION_ENTRY = new URL('../../dist/index.js', import.meta.url).pathname;
@@ -91,7 +93,7 @@ export async function runAction(
   try {
     const child = spawn(process.execPath, [ACTION_ENTRY], {
       env,
-      cwd: process.cwd(),
+      cwd: options.cwd ?? process.cwd(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -24,8 +24,14 @@ const WRANGLER_VERSION = (
 /** Runs one command in `cwd`; a failure shows wrangler's output and the twin requests it made. */
 export type Wrangler = (cwd: string, ...args: string[]) => Promise<{ stdout: string; stderr: string }>;
 
+/**
+ * A twin as wrangler reaches it: its address and credentials, and its request log when this process
+ * has it (a twin that `npm run stack` started in another process has none here).
+ */
+export type TwinEndpoint = Pick<Twin, 'baseUrl' | 'token' | 'accountId'> & Partial<Pick<Twin, 'requests'>>;
+
 /** The environment wrangler sees: the twin and nothing else (no other CLOUDFLARE_*, CF_* or WRANGLER_*). */
-function wranglerEnv(twin: Twin, home: string): NodeJS.ProcessEnv {
+function wranglerEnv(twin: TwinEndpoint, home: string): NodeJS.ProcessEnv {
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(CLOUDFLARE_|CF_|WRANGLER_)/.test(name)),
   );
@@ -54,10 +60,10 @@ function wranglerEnv(twin: Twin, home: string): NodeJS.ProcessEnv {
 }
 
 /** A wrangler bound to `twin`, with its home (config, logs, caches) under `home`. */
-export function wranglerFor(twin: Twin, home: string): Wrangler {
+export function wranglerFor(twin: TwinEndpoint, home: string): Wrangler {
   const env = wranglerEnv(twin, home);
   return async (cwd, ...args) => {
-    const since = twin.requests().length;
+    const since = twin.requests?.().length ?? 0;
     try {
       return await run(process.execPath, ['--no-warnings', WRANGLER, ...args], {
         cwd,
@@ -67,10 +73,7 @@ export function wranglerFor(twin: Twin, home: string): Wrangler {
       });
     } catch (error) {
       const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-      const requests = twin
-        .requests()
-        .slice(since)
-        .map((r) => `${r.status} ${r.route}`);
+      const requests = (twin.requests?.() ?? []).slice(since).map((r) => `${r.status} ${r.route}`);
       throw new Error(
         `wrangler ${args.join(' ')} failed:\n${stdout}\n${stderr}\nrequests: ${requests.join(', ')}`,
       );

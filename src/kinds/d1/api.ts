@@ -53,3 +53,24 @@ export async function queryD1(
   );
   return result.map((entry) => ({ results: entry.results ?? [], changes: entry.meta?.changes ?? 0 }));
 }
+
+/** Creates a database; its uuid. */
+export async function createD1Database(api: CloudflareApi, name: string): Promise<string> {
+  const { result } = await api.send(
+    'd1.create',
+    (options) =>
+      api.sdk(RESOURCES).d1.database.create({ account_id: api.accountId, name }, options).asResponse(),
+    z.looseObject({ uuid: z.string() }),
+  );
+  return result.uuid;
+}
+
+/** Deletes a database and everything in it. */
+export async function deleteD1Database(api: CloudflareApi, databaseId: string): Promise<void> {
+  await api.send(
+    'd1.delete',
+    (options) =>
+      api.sdk(RESOURCES).d1.database.delete(databaseId, { account_id: api.accountId }, options).asResponse(),
+    z.unknown(),
+  );
+}

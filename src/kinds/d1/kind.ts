@@ -2,6 +2,7 @@
 // (erase: drop) of the slot's database, keeping the database and its id.
 import { defineKind } from '../kind.ts';
 import { type D1Template, d1Entry } from './config.ts';
+import { d1Wrangler } from './wrangler.ts';
 
 export const d1 = defineKind({
   key: 'd1',
@@ -14,12 +15,15 @@ export const d1 = defineKind({
     '[]': '- name: app-{slot}-db',
     '[].name': 'name: app-{slot}-db',
     '[].erase': 'erase: rows',
+    '[].bound-by': 'bound-by: wrangler-config',
   },
   template: (entry): D1Template => entry,
+  provisionUse: "creates a slot's missing database",
   permission: {
     resources: 'D1 databases',
     dashboard: 'D1: Edit',
     apiName: 'D1 Write',
-    use: "lists databases; deletes the rows of a slot's database",
+    use: "lists databases; deletes the rows of a slot's database (with erase: recreate, deletes the database and creates it again)",
   },
+  wrangler: d1Wrangler,
 });

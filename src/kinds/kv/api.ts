@@ -91,3 +91,27 @@ export function kvValueExists(api: CloudflareApi, namespaceId: string, key: stri
     }),
   );
 }
+
+/** Creates a namespace; its id. */
+export async function createKvNamespace(api: CloudflareApi, title: string): Promise<string> {
+  const { result } = await api.send(
+    'kv.namespaces.create',
+    (options) =>
+      api.sdk(RESOURCES).kv.namespaces.create({ account_id: api.accountId, title }, options).asResponse(),
+    z.looseObject({ id: z.string() }),
+  );
+  return result.id;
+}
+
+/** Deletes a namespace and every key in it. */
+export async function deleteKvNamespace(api: CloudflareApi, namespaceId: string): Promise<void> {
+  await api.send(
+    'kv.namespaces.delete',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .kv.namespaces.delete(namespaceId, { account_id: api.accountId }, options)
+        .asResponse(),
+    z.unknown(),
+  );
+}

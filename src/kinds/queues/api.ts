@@ -67,3 +67,13 @@ export async function queueBacklog(api: CloudflareApi, queueId: string): Promise
   );
   return result.backlog_count;
 }
+
+/** Creates a queue with the API's default settings. */
+export async function createQueue(api: CloudflareApi, name: string): Promise<void> {
+  await api.send(
+    'queues.create',
+    (options) =>
+      api.sdk(RESOURCES).queues.create({ account_id: api.accountId, queue_name: name }, options).asResponse(),
+    z.unknown(),
+  );
+}

@@ -137,3 +137,20 @@ export async function listR2Objects(
     more: Boolean(info?.cursor),
   };
 }
+
+/** Creates a bucket in its jurisdiction (with R2's default multipart-abort rule). */
+export async function createR2Bucket(
+  api: CloudflareApi,
+  name: string,
+  jurisdiction: R2Jurisdiction,
+): Promise<void> {
+  await api.send(
+    'r2.buckets.create',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .r2.buckets.create({ account_id: api.accountId, name, ...jurisdictionHeader(jurisdiction) }, options)
+        .asResponse(),
+    z.unknown(),
+  );
+}

@@ -4,6 +4,7 @@ import { parseDurationSeconds } from '../../text/duration.ts';
 import * as z from '../../zod.ts';
 import type { Origin } from '../kind.ts';
 import { nameTemplate } from '../name-template.ts';
+import { bindingKey } from '../wrangler-binding.ts';
 
 export const R2_JURISDICTIONS = ['default', 'eu', 'us', 'fedramp', 'fedramp-high'] as const;
 export type R2Jurisdiction = (typeof R2_JURISDICTIONS)[number];
@@ -15,6 +16,8 @@ export interface R2Expiry {
   afterSeconds: number;
 }
 export interface R2Template {
+  /** What the app's wrangler config calls it (docs/config.md#the-slots-wrangler-config). */
+  binding?: string | undefined;
   bucket: string;
   jurisdiction: R2Jurisdiction;
   expire: R2Expiry;
@@ -44,4 +47,5 @@ export const r2Entry = z.strictObject({
     prefix: z.string().default(''),
     after: durationSeconds,
   }),
+  binding: bindingKey,
 });

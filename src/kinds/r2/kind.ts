@@ -2,6 +2,7 @@
 // lifecycle rule is in place, and the rule expires the slot's objects.
 import { defineKind } from '../kind.ts';
 import { bucketNoun, type R2Template, r2Entry } from './config.ts';
+import { r2Wrangler } from './wrangler.ts';
 
 export const r2 = defineKind({
   key: 'r2',
@@ -23,7 +24,9 @@ export const r2 = defineKind({
     bucket: entry.bucket,
     jurisdiction: entry.jurisdiction,
     expire: { id: entry.expire.id, prefix: entry.expire.prefix, afterSeconds: entry.expire.after },
+    binding: entry.binding,
   }),
+  provisionUse: "creates a slot's missing bucket and its lifecycle rule",
   permission: {
     resources: 'R2 buckets',
     dashboard: 'Workers R2 Storage: Edit',
@@ -31,4 +34,5 @@ export const r2 = defineKind({
     use: 'lists buckets; reads and writes their lifecycle rules',
   },
   describe: (bucket) => bucketNoun(bucket.jurisdiction),
+  wrangler: r2Wrangler,
 });

@@ -1,7 +1,7 @@
 // What the R2 kind does at Cloudflare: find the bucket in its jurisdiction's listing, put its rule in place.
 import type { NameResolver } from '../../cloudflare/resolver.ts';
 import { defineOperations } from '../kind.ts';
-import { listR2Buckets } from './api.ts';
+import { createR2Bucket, listR2Buckets } from './api.ts';
 import type { R2Jurisdiction, R2Template } from './config.ts';
 import { eraseR2 } from './erase.ts';
 import { r2Inventory } from './inventory.ts';
@@ -17,6 +17,11 @@ export const r2Operations = defineOperations<R2Template>()({
   },
   find: async (resolver, bucket) =>
     (await bucketNames(resolver, bucket.jurisdiction)).includes(bucket.bucket) ? true : undefined,
+  /** The bucket, then its managed lifecycle rule, as the erase puts it in place. */
+  create: async (context, bucket) => {
+    await createR2Bucket(context.api, bucket.bucket, bucket.jurisdiction);
+    await eraseR2(context, bucket);
+  },
   erase: (context, bucket) => eraseR2(context, bucket),
   inventory: (context, bucket) => r2Inventory(context, bucket),
 });

@@ -84,3 +84,20 @@ export async function vectorCount(api: CloudflareApi, indexName: string): Promis
   );
   return result.vectorCount;
 }
+
+/** Creates a (v2) index with the dimensions and metric it will always have. */
+export async function createVectorizeIndex(
+  api: CloudflareApi,
+  name: string,
+  config: { dimensions: number; metric: 'cosine' | 'euclidean' | 'dot-product' },
+): Promise<void> {
+  await api.send(
+    'vectorize.indexes.create',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .vectorize.indexes.create({ account_id: api.accountId, name, config }, options)
+        .asResponse(),
+    z.unknown(),
+  );
+}

@@ -1,6 +1,7 @@
 // Vectorize indexes: the erase deletes every vector of the slot's index, keeping the index.
 import { defineKind } from '../kind.ts';
 import { type VectorizeTemplate, vectorizeEntry } from './config.ts';
+import { vectorizeWrangler } from './wrangler.ts';
 
 export const vectorize = defineKind({
   key: 'vectorize',
@@ -14,10 +15,12 @@ export const vectorize = defineKind({
     '[].name': 'name: app-{slot}-embeddings',
   },
   template: (entry): VectorizeTemplate => entry,
+  provisionUse: "creates a slot's missing index with the config's dimensions and metric",
   permission: {
     resources: 'Vectorize indexes',
     dashboard: 'Vectorize: Edit',
     apiName: 'Vectorize Write',
     use: "lists indexes and their vector ids; deletes every vector of a slot's index",
   },
+  wrangler: vectorizeWrangler,
 });

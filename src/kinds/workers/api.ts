@@ -261,3 +261,22 @@ export async function uploadWorker(
     z.looseObject({}),
   );
 }
+
+/** The minimal script `slots provision` uploads to create a slot's Worker: it answers 503 until a deploy. */
+const SHELL_MODULE = 'shell.js';
+const SHELL_CODE =
+  "export default { fetch() { return new Response('This preview slot has not been deployed to yet.\\n', { status: 503 }); } };\n";
+
+/**
+ * Creates a Worker as a shell: an upload of a minimal script with no bindings, which the slot's first
+ * deploy replaces. An upload to a name that exists replaces that Worker, so callers create only what
+ * the run's listing says is missing.
+ */
+export function createWorkerShell(api: CloudflareApi, name: string): Promise<void> {
+  return uploadWorker(
+    api,
+    name,
+    { main_module: SHELL_MODULE, compatibility_date: '2025-06-01', bindings: [] },
+    [{ name: SHELL_MODULE, content: SHELL_CODE, type: 'application/javascript+module' }],
+  );
+}

@@ -3,8 +3,11 @@
 import * as z from '../../zod.ts';
 import type { Origin } from '../kind.ts';
 import { NAME_CHARSET, nameTemplate } from '../name-template.ts';
+import { bindingKey } from '../wrangler-binding.ts';
 
 export interface WorkerTemplate {
+  /** What the app's wrangler config calls it (docs/config.md#the-slots-wrangler-config). */
+  binding?: string | undefined;
   name: string;
   durableObjects: 'park' | 'keep';
 }
@@ -13,4 +16,5 @@ export type SlotWorker = WorkerTemplate & Origin;
 export const workerEntry = z.strictObject({
   name: nameTemplate('name: app-{slot}', NAME_CHARSET),
   'durable-objects': z.enum(['park', 'keep']).default('park'),
+  binding: bindingKey,
 });

@@ -2,6 +2,7 @@
 // tombstones its Durable Object classes, so no request reaches the last pull request's code or state.
 import { defineKind } from '../kind.ts';
 import { type WorkerTemplate, workerEntry } from './config.ts';
+import { workersWrangler } from './wrangler.ts';
 
 export const workers = defineKind({
   key: 'workers',
@@ -15,7 +16,12 @@ export const workers = defineKind({
     '[].name': 'name: app-{slot}',
     '[].durable-objects': 'durable-objects: park',
   },
-  template: (entry): WorkerTemplate => ({ name: entry.name, durableObjects: entry['durable-objects'] }),
+  template: (entry): WorkerTemplate => ({
+    name: entry.name,
+    durableObjects: entry['durable-objects'],
+    binding: entry.binding,
+  }),
+  provisionUse: "uploads a minimal shell for a slot's missing Worker",
   permission: {
     resources: 'Workers',
     dashboard: 'Workers Scripts: Edit',
@@ -32,4 +38,5 @@ export const workers = defineKind({
       onlyWhen: "a slot's Worker has Durable Object classes",
     },
   ],
+  wrangler: workersWrangler,
 });

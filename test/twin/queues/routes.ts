@@ -5,13 +5,14 @@ import type {
   MessagePushResponse,
   PurgeStatusResponse,
 } from 'cloudflare/resources/queues';
+import type { Consumer } from 'cloudflare/resources/queues/consumers';
 import type { Queue, QueueGetMetricsResponse } from 'cloudflare/resources/queues/queues';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
 import type { AccountCore } from '../account-core.ts';
 import { ApiFailure, badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
 import { type RouteContext, route } from '../gate.ts';
-import { QUEUE_NAME, type QueueStore, type TwinQueue } from './store.ts';
+import { QUEUE_NAME, type QueueStore, type TwinConsumer, type TwinQueue } from './store.ts';
 
 const BASE = '/accounts/:account/queues';
 
@@ -31,6 +32,30 @@ const messageSchema = z.union([
 ]);
 const batchSchema = z.looseObject({ messages: z.array(messageSchema).min(1) });
 const purgeSchema = z.looseObject({ delete_messages_permanently: z.literal(true) });
+/** What `wrangler deploy` sends for a `queues.consumers` entry (deploy-helpers triggers/queue-consumers.ts). */
+const consumerSchema = z.looseObject({
+  type: z.literal('worker'),
+  script_name: z.string().min(1),
+  dead_letter_queue: z.string().optional(),
+  settings: z.record(z.string(), z.number().optional()).optional(),
+});
+
+/**
+ * A consumer as the SDK types it, plus `script`, the field wrangler reads to find a Worker's own
+ * consumer on a second deploy (resolveWorkerConsumerByName).
+ */
+function consumerView(queue: TwinQueue, consumer: TwinConsumer): Consumer & { script: string } {
+  return {
+    consumer_id: consumer.id,
+    created_on: consumer.createdOn,
+    dead_letter_queue: consumer.deadLetterQueue,
+    queue_name: queue.name,
+    script_name: consumer.script,
+    script: consumer.script,
+    settings: consumer.settings,
+    type: 'worker',
+  };
+}
 
 function view(queue: TwinQueue): Queue {
   return {
@@ -40,8 +65,8 @@ function view(queue: TwinQueue): Queue {
     modified_on: queue.modifiedOn,
     producers: [],
     producers_total_count: 0,
-    consumers: [],
-    consumers_total_count: 0,
+    consumers: queue.consumers.map((consumer) => consumerView(queue, consumer)),
+    consumers_total_count: queue.consumers.length,
     settings: queue.settings,
   };
 }
@@ -122,6 +147,34 @@ export function queuesRoutes(queues: QueueStore, account: AccountCore): HttpHand
       queues.send(queue, messagesOf(batch.messages));
       return ok<MessageBulkPushResponse>({ metadata: { metrics: metricsOf(queue) } });
     }),
+    ...(['POST', 'PUT'] as const).map((method) =>
+      route(
+        account,
+        method,
+        method === 'POST' ? `${BASE}/:queue/consumers` : `${BASE}/:queue/consumers/:consumer`,
+        async (ctx) => {
+          const queue = queueOf(queues, ctx);
+          const body = await parsed(
+            ctx.request,
+            consumerSchema,
+            badRequest(10001, 'a Worker consumer needs type: worker and script_name'),
+          );
+          const id = ctx.params.consumer;
+          if (method === 'PUT' && !queue.consumers.some((consumer) => consumer.id === id))
+            throw notFound(11000, 'Consumer does not exist');
+          const consumer = queues.putConsumer(
+            queue,
+            {
+              script: body.script_name,
+              deadLetterQueue: body.dead_letter_queue ?? '',
+              settings: body.settings ?? {},
+            },
+            id,
+          );
+          return ok<Consumer>(consumerView(queue, consumer));
+        },
+      ),
+    ),
     route(account, 'POST', `${BASE}/:queue/purge`, async (ctx) => {
       const queue = queueOf(queues, ctx);
       await parsed(

@@ -23,6 +23,15 @@ interface Purge {
   ids: ReadonlySet<string>;
 }
 
+/** A Worker that consumes the queue (`wrangler deploy` of a config with `queues.consumers`). */
+export interface TwinConsumer {
+  id: string;
+  script: string;
+  deadLetterQueue: string;
+  settings: Record<string, number | undefined>;
+  createdOn: string;
+}
+
 export interface TwinQueue {
   id: string;
   name: string;
@@ -30,6 +39,7 @@ export interface TwinQueue {
   modifiedOn: string;
   settings: TwinQueueSettings;
   messages: TwinMessage[];
+  consumers: TwinConsumer[];
   lastPurge?: Purge;
 }
 
@@ -62,6 +72,7 @@ export class QueueStore {
       modifiedOn: at,
       settings: { ...DEFAULT_SETTINGS, ...settings },
       messages: [],
+      consumers: [],
     };
     this.byId.set(queue.id, queue);
     return queue;
@@ -79,6 +90,18 @@ export class QueueStore {
 
   findByName(name: string): TwinQueue | undefined {
     return this.all().find((queue) => queue.name === name);
+  }
+
+  /** Adds a Worker consumer, or replaces the one with `id`. */
+  putConsumer(queue: TwinQueue, consumer: Omit<TwinConsumer, 'id' | 'createdOn'>, id?: string): TwinConsumer {
+    const existing = queue.consumers.find((candidate) => candidate.id === id);
+    const next: TwinConsumer = {
+      id: existing?.id ?? randomUUID().replaceAll('-', ''),
+      createdOn: existing?.createdOn ?? new Date(this.now()).toISOString(),
+      ...consumer,
+    };
+    queue.consumers = [...queue.consumers.filter((candidate) => candidate !== existing), next];
+    return next;
   }
 
   send(queue: TwinQueue, messages: { body: unknown; contentType: 'text' | 'json' }[]): void {

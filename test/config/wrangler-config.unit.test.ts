@@ -1,0 +1,193 @@
+// The slot's wrangler config: an app's own config (JSONC with comments, or TOML) read as data, every
+// binding placed at a template of the slot config, and the slot's copy written with the slot's names
+// and ids; what cannot be placed (or read) is refused naming the binding and the fix.
+
+import { parse as parseToml } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { parseSlotConfig, resourcesForSlot } from '../../src/config/slot-config.ts';
+import { parseAppWranglerConfig, WranglerConfigError } from '../../src/config/wrangler/app-config.ts';
+import { placeBindings } from '../../src/config/wrangler/placement.ts';
+import { type SlotIds, slotWranglerConfigText } from '../../src/config/wrangler/slot-config.ts';
+
+const SLOTS = `pool: shop
+resources:
+  workers:
+    - name: shop-{slot}
+  d1:
+    - name: shop-{slot}-db
+  kv:
+    - title: shop-{slot}-cache
+  r2:
+    - bucket: shop-{slot}-files
+      jurisdiction: eu
+      expire: { id: expire-preview-files, after: 3h }
+  queues:
+    - name: shop-{slot}-jobs
+`;
+
+const APP = `{
+  // The shop, as production runs it.
+  "name": "shop",
+  "main": "src/index.js",
+  "compatibility_date": "2026-01-01",
+  "routes": [{ "pattern": "shop.example.com/*", "zone_name": "example.com" }],
+  "durable_objects": { "bindings": [{ "name": "CART", "class_name": "Cart" }, { "name": "ROOM", "class_name": "Room", "script_name": "shop" }] },
+  "d1_databases": [{ "binding": "DB", "database_name": "shop-db", "database_id": "11111111-1111-4111-8111-111111111111", "migrations_dir": "migrations" }],
+  "kv_namespaces": [{ "binding": "CACHE", "id": "0123456789abcdef0123456789abcdef" }], // sessions too
+  "r2_buckets": [{ "binding": "FILES", "bucket_name": "shop-files" }],
+  "queues": {
+    "producers": [{ "binding": "JOBS", "queue": "shop-jobs" }],
+    "consumers": [{ "queue": "shop-jobs", "max_batch_size": 10 }]
+  },
+  "env": { "staging": { "name": "shop-staging" } }
+}
+`;
+
+const IDS: SlotIds = {
+  workers: [{}],
+  d1: [{ id: 'aaaaaaaa-0000-4000-8000-000000000003' }],
+  kv: [{ id: 'ffffffffffffffffffffffffffff0003' }],
+  r2: [{}],
+  queues: [{ id: 'q-3' }],
+  vectorize: [],
+};
+
+function slotCopy(slots: string, app: string, file = 'wrangler.jsonc'): string {
+  const config = parseSlotConfig(slots, 'slots.yml');
+  const placement = placeBindings(config, parseAppWranglerConfig(file, app));
+  return slotWranglerConfigText(placement, resourcesForSlot(config, 'preview-3'), IDS);
+}
+
+function refusal(slots: string, app: string, file = 'wrangler.jsonc'): string {
+  try {
+    slotCopy(slots, app, file);
+  } catch (error) {
+    if (error instanceof WranglerConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('the config was not refused');
+}
+
+describe("the slot's wrangler config", () => {
+  it('points the Worker and every binding at the slot, keeping the comments and everything else', () => {
+    const text = slotCopy(SLOTS, APP);
+    expect(text.split('\n')[0]).toBe(
+      "// Written by preview-gc for slot preview-3 from wrangler.jsonc: the Worker and its bindings point at the slot's resources; env, routes and route are left out. Do not edit: acquire writes it anew.",
+    );
+    expect(text).toContain('// The shop, as production runs it.');
+    expect(text).toContain('// sessions too');
+    const parsed = JSON.parse(text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\/ sessions too/, ''));
+    expect(parsed).toMatchObject({
+      name: 'shop-preview-3',
+      main: 'src/index.js',
+      d1_databases: [
+        {
+          binding: 'DB',
+          database_name: 'shop-preview-3-db',
+          database_id: 'aaaaaaaa-0000-4000-8000-000000000003',
+          migrations_dir: 'migrations',
+        },
+      ],
+      kv_namespaces: [{ binding: 'CACHE', id: 'ffffffffffffffffffffffffffff0003' }],
+      r2_buckets: [{ binding: 'FILES', bucket_name: 'shop-preview-3-files', jurisdiction: 'eu' }],
+      queues: {
+        producers: [{ binding: 'JOBS', queue: 'shop-preview-3-jobs' }],
+        consumers: [{ queue: 'shop-preview-3-jobs', max_batch_size: 10 }],
+      },
+      durable_objects: {
+        bindings: [
+          { name: 'CART', class_name: 'Cart' },
+          { name: 'ROOM', class_name: 'Room', script_name: 'shop-preview-3' },
+        ],
+      },
+    });
+    expect(parsed).not.toHaveProperty('env');
+    expect(parsed).not.toHaveProperty('routes');
+  });
+
+  it('writes a TOML config anew, saying its comments are not kept', () => {
+    const toml = `# production
+name = "shop"
+main = "src/index.js"
+
+[[d1_databases]]
+binding = "DB"
+database_name = "shop-db"
+database_id = "11111111-1111-4111-8111-111111111111"
+
+[[kv_namespaces]]
+binding = "CACHE"
+id = "0123456789abcdef0123456789abcdef"
+`;
+    const text = slotCopy(SLOTS, toml, 'wrangler.toml');
+    expect(text.split('\n')[0]).toContain("; the original's comments are not kept.");
+    expect(parseToml(text)).toMatchObject({
+      name: 'shop-preview-3',
+      d1_databases: [
+        { database_name: 'shop-preview-3-db', database_id: 'aaaaaaaa-0000-4000-8000-000000000003' },
+      ],
+      kv_namespaces: [{ binding: 'CACHE', id: 'ffffffffffffffffffffffffffff0003' }],
+    });
+  });
+
+  it('refuses a binding the slot config cannot place, naming it and the fix', () => {
+    const app = APP.replace(
+      '"kv_namespaces": [{ "binding": "CACHE", "id": "0123456789abcdef0123456789abcdef" }]',
+      '"kv_namespaces": [{ "binding": "CACHE", "id": "0123" }, { "binding": "SESSIONS", "id": "4567" }]',
+    );
+    const message = refusal(SLOTS, app);
+    expect(message).toContain('the wrangler config wrangler.jsonc was refused (no slot was taken):');
+    expect(message).toContain(
+      'kv_namespaces[0] (binding CACHE) is not a resource of the slot, so the preview would use what it names now; add a template for it to slots.yml under resources.kv with binding: CACHE',
+    );
+    expect(message).toContain('kv_namespaces[1] (binding SESSIONS) is not a resource of the slot');
+  });
+
+  it('places bindings by the binding key when a kind has several templates', () => {
+    const slots = SLOTS.replace(
+      '    - title: shop-{slot}-cache\n',
+      '    - title: shop-{slot}-cache\n      binding: CACHE\n    - title: shop-{slot}-sessions\n      binding: SESSIONS\n',
+    );
+    const app = APP.replace(
+      '"kv_namespaces": [{ "binding": "CACHE", "id": "0123456789abcdef0123456789abcdef" }]',
+      '"kv_namespaces": [{ "binding": "SESSIONS", "id": "4567" }, { "binding": "CACHE", "id": "0123" }]',
+    );
+    const config = parseSlotConfig(slots, 'slots.yml');
+    const text = slotWranglerConfigText(
+      placeBindings(config, parseAppWranglerConfig('wrangler.jsonc', app)),
+      resourcesForSlot(config, 'preview-3'),
+      { ...IDS, kv: [{ id: 'cache-3' }, { id: 'sessions-3' }] },
+    );
+    expect(text).toContain(
+      '{ "binding": "SESSIONS", "id": "sessions-3" }, { "binding": "CACHE", "id": "cache-3" }',
+    );
+  });
+
+  it('refuses a binding key that names nothing, and a Durable Object of another Worker', () => {
+    const slots = SLOTS.replace(
+      '    - name: shop-{slot}-db\n',
+      '    - name: shop-{slot}-db\n      binding: DATABASE\n',
+    );
+    const app = APP.replace('"script_name": "shop"', '"script_name": "shop-rooms"');
+    const message = refusal(slots, app);
+    expect(message).toContain(
+      "slots.yml resources.d1[0].binding: 'DATABASE' (for 'shop-{slot}-db') names nothing in wrangler.jsonc, whose D1 database references are named DB; fix the binding or remove it",
+    );
+    expect(message).toContain(
+      "wrangler.jsonc durable_objects.bindings[1]: binding ROOM uses class Room of another Worker ('shop-rooms'), whose storage every slot would share",
+    );
+  });
+
+  it('refuses a config without a Worker template, a key that reaches the prototype, and bad syntax', () => {
+    expect(refusal(SLOTS.replace('  workers:\n    - name: shop-{slot}\n', ''), APP)).toContain(
+      "name (shop), durable_objects.bindings[1] (binding ROOM): slots.yml names no Worker for this config to deploy as, so the preview would deploy over 'shop'",
+    );
+    expect(refusal(SLOTS, '{ "name": "shop", "__proto__": { "d1_databases": [] } }')).toContain(
+      'wrangler.jsonc:1:19: the key "__proto__" is not a wrangler setting; remove it',
+    );
+    expect(refusal(SLOTS, '{ "name": "shop",, }')).toContain('wrangler.jsonc:1:18: is not valid JSONC');
+    expect(refusal(SLOTS, 'name = "shop', 'wrangler.toml')).toMatch(
+      /wrangler\.toml:1:\d+: is not valid TOML/,
+    );
+  });
+});
