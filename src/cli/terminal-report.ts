@@ -1,6 +1,12 @@
 // The terminal render of a run report: the view the job summary renders too (src/report/view.ts), as
 // aligned plain-text tables, coloured only when the style says so.
-import { formatDuration, pullRequestOf, resourceList, waitingText } from '../report/format.ts';
+import {
+  formatDuration,
+  leftByLastTenant,
+  pullRequestOf,
+  resourceList,
+  waitingText,
+} from '../report/format.ts';
 import {
   leftLine,
   needsRepair,
@@ -50,12 +56,14 @@ function banners(report: RunReport, style: TerminalStyle): string[] {
 function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
   const slot = report.acquired;
   if (slot === undefined) return [];
+  const left = leftByLastTenant(slot.resources, clean, clean);
   return [
     ...heading('The slot', style),
     `  Slot        ${clean(slot.slug)}${slot.slotNumber === null ? '' : ` (number ${clean(slot.slotNumber)})`}`,
     `  Lease ends  ${clean(slot.leaseExpiresAt)}; every push extends it`,
     `  Erased      ${view.erasedFirstText(slot, holderText(report.slots[0]?.previousHolder ?? null, report))}`,
     `  Resources   ${resourceList(slot.resources, clean)}`,
+    ...(left === undefined ? [] : [`  Left        ${left}; read nothing you did not write`]),
     ...(slot.wranglerConfig === undefined ? [] : [`  Wrangler    ${clean(slot.wranglerConfig)}`]),
   ];
 }

@@ -8,7 +8,8 @@ import { checkCredentials } from '../cloudflare/credentials.ts';
 import type { Pacer } from '../cloudflare/pacer.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
 import { eraseSlot } from '../erase/erase-slot.ts';
-import type { Origin } from '../kinds/kind.ts';
+import type { InventoryContext } from '../kinds/inventory.ts';
+import type { KindOperations, Origin } from '../kinds/kind.ts';
 import { credentialProbes, operationsOf } from '../kinds/operations.ts';
 import {
   describeResource,
@@ -18,7 +19,8 @@ import {
   nameOf,
   type SomeKind,
 } from '../kinds/registry.ts';
-import type { AcquiredResource, AcquiredResources } from '../report/model.ts';
+import type { AcquiredResource, AcquiredResources, LeftReport } from '../report/model.ts';
+import { visible } from '../text/log-text.ts';
 
 /** A slot's resources with the ids its deploy binds, or the ones the account does not have. */
 export type LocatedResources = { resources: AcquiredResources } | { missing: string[] };
@@ -28,7 +30,8 @@ export type LocatedResources = { resources: AcquiredResources } | { missing: str
  * the credential check): its name and id, or, for each one the account does not have, what it is
  * and the template it comes from.
  */
-export async function locateIn(resolver: NameResolver, slot: KindResources): Promise<LocatedResources> {
+export async function locateIn(context: InventoryContext, slot: KindResources): Promise<LocatedResources> {
+  const { resolver } = context;
   const missing: string[] = [];
   const byKind = await Promise.all(
     KIND_LIST.map(async (kind) => {
@@ -43,12 +46,41 @@ export async function locateIn(resolver: NameResolver, slot: KindResources): Pro
             `${describeResource(kind, resource)} '${name}' (from '${resource.template}' at ${resource.path})`,
           );
         const id = found === undefined ? undefined : operations.idOf?.(resource, found);
-        entries.push(id === undefined ? { name } : { name, id });
+        const left =
+          found !== undefined && kind.readAtHandOver
+            ? await leftAtHandOver(context, operations, resource, found)
+            : undefined;
+        entries.push({ name, ...(id === undefined ? {} : { id }), ...(left === undefined ? {} : { left }) });
       }
       return [kind.key, entries] as const;
     }),
   );
   return missing.length > 0 ? { missing } : { resources: Object.fromEntries(byKind) as AcquiredResources };
+}
+
+/**
+ * What a resource whose leftovers go by themselves still holds as the slot is handed over (its
+ * inventory, read now), or undefined when nothing is left. A read that fails says so: it may still
+ * hold what the last tenant wrote.
+ */
+async function leftAtHandOver(
+  context: InventoryContext,
+  operations: KindOperations<object>,
+  resource: object & Origin,
+  found: unknown,
+): Promise<LeftReport | undefined> {
+  try {
+    const inventory = await operations.inventory?.(context, resource, found);
+    if (inventory === undefined || inventory.state === 'empty') return undefined;
+    return {
+      state: inventory.state,
+      summary: visible(inventory.summary),
+      ...(inventory.goneBy === undefined ? {} : { goneBy: inventory.goneBy }),
+    };
+  } catch (error) {
+    const why = visible(error instanceof Error ? error.message : String(error));
+    return { state: 'expiring', summary: `not read (${why}): it may still hold what the last tenant wrote` };
+  }
 }
 
 export interface CloudflareOptions {
@@ -80,7 +112,7 @@ export function connect(options: CloudflareOptions, pacer: Pacer) {
     checkCredentials: (templates: KindTemplates) =>
       checkCredentials(api, credentialProbes(resolver, templates)),
     /** The slot's resources with their ids, from the run's listings. */
-    locate: (slot: KindResources) => locateIn(resolver, slot),
+    locate: (slot: KindResources) => locateIn({ api, resolver }, slot),
     /** Whether `resource` exists in the account (what its kind's listing says of it), from the run's listings. */
     exists: async (kind: SomeKind, resource: object & Origin) =>
       (await operationsOf(kind).find(resolver, resource)) !== undefined,

@@ -70,6 +70,12 @@ export interface ResourceKind<
   conditionalPermissions?: readonly ConditionalPermission[];
   /** What the resource is called in a message: "R2 bucket (jurisdiction eu)"; the noun by default. */
   describe?(resource: Template & Origin): string;
+  /**
+   * Its inventory may say 'expiring' of a slot released clean: what is left goes by itself, later (an
+   * R2 bucket's objects, removed by the lifecycle rule). acquire reads it again when it hands the slot
+   * over, so the next tenant is told what is still there and until when.
+   */
+  readAtHandOver?: true;
   /** How the kind's resources show in an app's wrangler config, and how acquire points them at a slot's. */
   wrangler: KindWrangler<Template & Origin>;
 }

@@ -55,6 +55,23 @@ export function resourceList(resources: AcquiredResources, name: (text: string) 
     : kinds.map(([kind, entries]) => `${kind}: ${entries.map(entry).join(', ')}`).join('; ');
 }
 
+/**
+ * What the last tenant left that goes by itself later, resource by resource ("app-preview-3-files: 2
+ * objects written before …, expected gone by …"), or undefined when nothing is left.
+ */
+export function leftByLastTenant(
+  resources: AcquiredResources,
+  name: (text: string) => string,
+  text: (text: string) => string,
+): string | undefined {
+  const left = Object.values(resources).flatMap((entries) =>
+    entries.flatMap((resource) =>
+      resource.left === undefined ? [] : [`${name(resource.name)}: ${text(resource.left.summary)}`],
+    ),
+  );
+  return left.length === 0 ? undefined : left.join('; ');
+}
+
 /** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire, `–` for cleanup. */
 export function waitingText(slot: { reason: string; waitingMs: number }, command: string): string {
   if (slot.reason === 'held-by-pull-request') return '–';

@@ -134,6 +134,11 @@ export interface AcquiredSlot {
 export interface AcquiredResource {
   name: string;
   id?: string;
+  /**
+   * What the last tenant left that goes by itself later (an R2 bucket's objects before its rule
+   * removes them), read when the slot was handed over; absent when nothing is left.
+   */
+  left?: LeftReport;
 }
 
 /** The slot's resources, every kind of the registry (src/kinds/registry.ts) by its key. */

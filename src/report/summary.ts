@@ -3,7 +3,7 @@
 import { pastable } from '../text/shell.ts';
 import { formatCount, plural } from '../text/words.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeTitle, inlineCode } from './escape.ts';
-import { formatDuration, pullRequestOf, resourceList, waitingText } from './format.ts';
+import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
   type ApiUsageReport,
   leftLine,
@@ -67,6 +67,7 @@ function acquiredSection(report: RunReport): string[] {
   const slot = report.acquired;
   if (slot === undefined) return [];
   const erase = report.slots[0];
+  const left = leftByLastTenant(slot.resources, inlineCode, esc);
   return [
     '### The slot',
     '',
@@ -77,6 +78,9 @@ function acquiredSection(report: RunReport): string[] {
     `| Lease ends (\`lease-expires-at\`) | ${esc(slot.leaseExpiresAt)}; every push extends it |`,
     `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, holderCell(erase?.previousHolder ?? null, report))} |`,
     `| Resources (\`resources\`) | ${resourceList(slot.resources, inlineCode)} |`,
+    ...(left === undefined
+      ? []
+      : [`| Still there from the last tenant | ${left}; read nothing you did not write |`]),
     ...(slot.wranglerConfig === undefined
       ? []
       : [`| Wrangler config (\`wrangler-config\`) | ${inlineCode(slot.wranglerConfig)} |`]),

@@ -70,7 +70,7 @@ describe('erase: recreate', () => {
 
     // The same run's lookup (acquire's resources) names the new ids, listing nothing again.
     const lookups = twin().requests().length;
-    const located = await locateIn(run.resolver, slotResources('preview-1', CONFIG));
+    const located = await locateIn(run, slotResources('preview-1', CONFIG));
     expect(located).toEqual({
       resources: {
         workers: [],

@@ -97,8 +97,9 @@ describe('acquire: one slot per pull request', () => {
         vectorize: [],
       }),
     });
-    // A clean slot: no erase, but the credential check and one listing per kind for the ids.
-    expect(reportOf(first).cloudflare?.requests).toBe(5);
+    // A clean slot: no erase, but the credential check, one listing per kind for the ids, and the
+    // bucket's objects read for what the last tenant may have left (nothing here).
+    expect(reportOf(first).cloudflare?.requests).toBe(6);
     const held = await slotOf(pool, slug);
     expect(first.outputs['lease-expires-at']).toBe(new Date(held.leasedUntil ?? 0).toISOString());
     expect(first.summary.split('\n')[0]).toBe(

@@ -81,6 +81,24 @@ describe("stores Cloudflare empties after the erase's own request", () => {
       /\*\*left:\*\* 0 keys, 2 objects written before .* UTC, expected gone by .* UTC/,
     );
     expect((await stack.client.find(POOL, 'st-1')).dirty).toBe(false);
+
+    // The next pull request gets the clean slot and is told what of the last tenant is still there.
+    const acquire = await runAction(
+      actionInputs(stack, POOL, { command: 'acquire', 'pull-request': '5' }, CONFIG),
+    );
+    expectNoLeaks(acquire, Object.values(TOKENS));
+    expect(acquire.exitCode, acquire.stdout).toBe(0);
+    expect(acquire.outputs.slot).toBe('st-1');
+    expect(acquire.summary).toMatch(
+      /\| Still there from the last tenant \| `st-st-1-files`: 2 objects written before .* UTC, expected gone by .* UTC .*; read nothing you did not write \|/,
+    );
+    const resources = JSON.parse(acquire.outputs.resources ?? '{}');
+    expect(resources.r2).toEqual([
+      {
+        name: 'st-st-1-files',
+        left: expect.objectContaining({ state: 'expiring', goneBy: r2?.left?.goneBy }),
+      },
+    ]);
   });
 
   it('KV: a key an old version writes again right after its delete is data left, and the slot stays dirty', async () => {

@@ -1,9 +1,9 @@
 // What is left of an R2 bucket: the objects still under the rule's prefix (the first page of the
 // object listing) and, when there are some, whether the lifecycle rule that expires them is in place
-// (the rules read again and the rule's fields compared one by one). R2 removes an expired object "typically within
-// 24 hours" of its expiry, and a new rule reaches existing objects with a delay of the same order
-// (docs/cloudflare.md#r2-lifecycle-rules), so objects still there are 'expiring': the report, and the
-// next tenant's acquire summary, say which objects and by when they are expected gone.
+// (the rules read again and the rule's fields compared one by one). R2 removes an expired object
+// "typically within 24 hours" of its expiry, and a new rule reaches existing objects with a delay of
+// the same order (docs/cloudflare.md#r2-lifecycle-rules), so objects still there are 'expiring': the
+// report, and the next tenant's acquire summary, say which objects and by when they are expected gone.
 
 import { plural } from '../../text/words.ts';
 import * as z from '../../zod.ts';
@@ -47,12 +47,6 @@ export async function r2Inventory(
   now = Date.now,
 ): Promise<Inventory> {
   const where = bucket.expire.prefix === '' ? '' : ` under '${bucket.expire.prefix}'`;
-  if (!(await ruleInPlace(context, bucket))) {
-    return {
-      state: 'left',
-      summary: `the lifecycle rule ${bucket.expire.id} is not in place, so nothing expires the objects${where}`,
-    };
-  }
   const { objects, more } = await listR2Objects(
     context.api,
     bucket.bucket,
@@ -60,6 +54,13 @@ export async function r2Inventory(
     bucket.expire.prefix,
   );
   if (objects.length === 0) return { state: 'empty', summary: `0 objects${where}` };
+  // Objects are there: only the rule removes them, so it must be in place as configured.
+  if (!(await ruleInPlace(context, bucket))) {
+    return {
+      state: 'left',
+      summary: `${plural(objects.length, 'object')}${more ? ' or more' : ''}${where}, and the lifecycle rule ${bucket.expire.id} is not in place to expire them`,
+    };
+  }
 
   const written = objects.flatMap((object) => {
     const at = Date.parse(object.lastModified ?? '');

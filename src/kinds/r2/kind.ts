@@ -34,5 +34,6 @@ export const r2 = defineKind({
     use: 'lists buckets; reads and writes their lifecycle rules',
   },
   describe: (bucket) => bucketNoun(bucket.jurisdiction),
+  readAtHandOver: true,
   wrangler: r2Wrangler,
 });
