@@ -19,6 +19,7 @@ import {
 } from '../kinds/registry.ts';
 import {
   type EraseContext,
+  type IncomingDeploy,
   missingResource,
   type StepDetails,
   StepError,
@@ -83,6 +84,8 @@ export interface EraseSlotOptions {
    * others are reported 'not-run' and the erase as 'deferred' (not clean yet) unless a step failed.
    */
   only?: readonly StepKind[];
+  /** The deploy the slot is erased for (acquire); undefined for gc: every container class is kept. */
+  incoming?: IncomingDeploy | undefined;
 }
 
 interface PlannedStep {
@@ -204,8 +207,8 @@ async function runStep(
 }
 
 export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult> {
-  const { api, resolver, resources, fence, dryRun, signal, only } = options;
-  const context: EraseContext = { api, resolver, dryRun };
+  const { api, resolver, resources, fence, dryRun, signal, only, incoming } = options;
+  const context: EraseContext = { api, resolver, dryRun, incoming };
   const startRequests = api.pacer.requestsSoFar();
   const steps: StepResult[] = [];
   let stopped: EraseStatus | undefined;

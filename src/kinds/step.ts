@@ -6,12 +6,23 @@ import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import type { Inventory } from './inventory.ts';
 
+/** What the deploy that is about to use the slot declares (an acquire's incoming branch). */
+export interface IncomingDeploy {
+  /** Container-backed Durable Object classes the incoming deploy declares, by class name. */
+  containerClasses: readonly string[];
+}
+
 /** What every step function gets. */
 export interface EraseContext {
   api: CloudflareApi;
   resolver: NameResolver;
   /** Reads happen; every mutation is replaced by a 'would-change' record. */
   dryRun: boolean;
+  /**
+   * The incoming deploy, when the erase runs for one (erase-on-acquire with the branch's wrangler
+   * config at hand); undefined for gc, which keeps every container-backed class.
+   */
+  incoming?: IncomingDeploy | undefined;
 }
 
 export type StepFailureReason =
