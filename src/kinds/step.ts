@@ -44,12 +44,17 @@ export type StepFailureReason =
 export type StepDetails = object;
 
 /** What a step function returns; the orchestrator adds kind, resource and requests. */
-export interface StepOutcome<Details extends StepDetails = StepDetails> {
+export interface StepOutcome<Details extends StepDetails = StepDetails, Handover = unknown> {
   status: 'done' | 'unchanged' | 'would-change';
   summary: string;
   details: Details;
   /** What is left, when the step's own last request carried the inventory's reads. */
   inventory?: Inventory;
+  /**
+   * The step's reads made after its last change to what they show, handed to its kind's inventory
+   * (which judges them with code of its own, and reads the rest itself); never in the report.
+   */
+  handover?: Handover;
 }
 
 export class StepError extends Error {
