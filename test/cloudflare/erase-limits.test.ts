@@ -119,7 +119,8 @@ describe('the request budget', () => {
   it('defers the slot when the budget runs out mid-step, keeping what was deleted', async () => {
     const slug = 'budget-1';
     twin.seed(slotSeed(slug, { kvKeys: 25_000 }));
-    const first = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock, budget: 20 } });
+    // The compute step takes 8 and D1 4: KV gets 12 before the budget is gone.
+    const first = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock, budget: 24 } });
 
     expect(first.result.status).toBe('deferred');
     expect(first.result.steps[2]).toMatchObject({
@@ -127,12 +128,12 @@ describe('the request budget', () => {
       summary: "deleted 10,000 keys, then stopped: the run's request budget is used up",
       failure: {
         reason: 'budget',
-        message: 'kv.keys.list: the request budget of 20 for this run is used up',
+        message: 'kv.keys.list: the request budget of 24 for this run is used up',
       },
       details: { keysDeleted: 10_000 },
       requests: 12,
     });
-    expect(first.pacer.usage()).toMatchObject({ requests: 20, budgetLeft: 0 });
+    expect(first.pacer.usage()).toMatchObject({ requests: 24, budgetLeft: 0 });
     expect(keyCountOf(`app-${slug}-cache`)).toBe(15_000);
 
     clock.time += 3_600_000;
