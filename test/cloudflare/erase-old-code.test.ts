@@ -100,6 +100,31 @@ describe('a Worker with preview URLs, aliases and a Worker Preview', () => {
   });
 });
 
+describe('a dry run', () => {
+  it('reads the same and says what it would turn off and delete, changing nothing', async () => {
+    twin().seed({
+      workers: [
+        {
+          name: 'dry-preview-8',
+          workersDev: true,
+          versions: [{ alias: 'pr-2' }],
+          previews: [{ slug: 'pr-3', classes: [] }],
+        },
+      ],
+    });
+    const before = workerOf('dry-preview-8');
+    twin().resetRequests();
+    const { result } = await eraseInNewRun(twin(), slotResources('preview-8', park('dry')), { dryRun: true });
+    expect(result.steps[0]).toMatchObject({
+      status: 'would-change',
+      summary:
+        'would park the Worker; would turn preview URLs off; would delete 2 old versions, Worker Preview pr-3',
+    });
+    expect(writesIn(twin())).toEqual([]);
+    expect(workerOf('dry-preview-8')).toEqual(before);
+  });
+});
+
 describe('the requests a park costs', () => {
   it('are 5 more than the park alone for a Worker with a Durable Object that never had previews', async () => {
     twin().seed({

@@ -164,15 +164,20 @@ async function parkedCodeDeployed(
 
 /**
  * Uploads the parked Worker: first the container applications of retired classes go (a class is not
- * deleted while its application exists). Answers the version the upload became, when it says.
+ * deleted while its application exists), each recorded in `details` once deleted. Answers the
+ * version the upload became, when it says.
  */
 async function park(
   context: EraseContext,
   worker: SlotWorker,
   plan: ClassPlan,
   upload: ReturnType<typeof parkedUpload>,
+  details: ComputeDetails,
 ): Promise<string | undefined> {
-  for (const retired of plan.retire) await deleteContainerApplication(context.api, retired.application.id);
+  for (const { className, application } of plan.retire) {
+    await deleteContainerApplication(context.api, application.id);
+    details.retired.push({ className, application: application.name });
+  }
   try {
     return await uploadWorker(context.api, worker.name, upload.metadata, upload.modules);
   } catch (error) {
@@ -184,10 +189,10 @@ async function park(
   }
 }
 
-/** A failure after the park keeps what the step had done, for the report. */
-function failedAfterPark(error: unknown, details: ComputeDetails): unknown {
-  if (error instanceof CloudflareCallError) return new StepError(error.reason, error.message, details);
-  if (error instanceof StepError) return new StepError(error.reason, error.message, details);
+/** A failure once the step has changed something keeps what it had done, for the report. */
+function withDetails(error: unknown, details: ComputeDetails): unknown {
+  if (error instanceof CloudflareCallError || error instanceof StepError)
+    return new StepError(error.reason, error.message, details);
   return error;
 }
 
@@ -209,13 +214,49 @@ function summaryOf(
   return old === undefined ? park : `${park}; ${old}`;
 }
 
+interface ParkOutcome {
+  /** The deployed code, read back and found parked; undefined when the step parked (or would). */
+  deployedCode: WorkerModuleText[] | undefined;
+  /** The version the upload became, when it says. */
+  parkedVersion: string | undefined;
+}
+
+/** Parks the Worker unless its deployed code is already the parked Worker this plan would upload. */
+async function parkUnlessParked(
+  context: EraseContext,
+  worker: SlotWorker,
+  script: WorkerScriptSummary,
+  plan: ClassPlan,
+  details: ComputeDetails,
+): Promise<ParkOutcome> {
+  // Without our tag the Worker was never parked, or someone uploaded it with other tags since.
+  const mayBeParked = plan.tombstone.length === 0 && script.tags.includes(PARKED_TAG);
+  const deployedCode = mayBeParked ? await parkedCodeDeployed(context, worker, plan) : undefined;
+  if (deployedCode !== undefined) return { deployedCode, parkedVersion: undefined };
+  const upload = parkedUpload({
+    exportsMode: usesExports(script),
+    migrationTag: script.migrationTag,
+    tombstone: details.tombstoned,
+    keep: plan.keep,
+  });
+  if (upload.newMigrationTag !== undefined)
+    details.migrationTag = { from: script.migrationTag, to: upload.newMigrationTag };
+  if (context.dryRun) return { deployedCode, parkedVersion: undefined };
+  try {
+    const parkedVersion = await park(context, worker, plan, upload, details);
+    details.uploaded = true;
+    return { deployedCode, parkedVersion };
+  } catch (error) {
+    throw details.retired.length > 0 ? withDetails(error, details) : error;
+  }
+}
+
 /** Parks the Worker whose listing entry is `script` (kind.ts found it by name). */
 export async function eraseCompute(
   context: EraseContext,
   worker: SlotWorker,
   script: WorkerScriptSummary,
 ): Promise<StepOutcome<ComputeDetails, ComputeHandover>> {
-  const exportsMode = usesExports(script);
   const plan = await planClasses(context, worker, script);
   const unusable = plan.keep.filter((kept) => !isIdentifier(kept.name));
   if (unusable.length > 0) {
@@ -226,41 +267,27 @@ export async function eraseCompute(
   }
 
   const details: ComputeDetails = {
-    mode: plan.tombstone.length === 0 ? 'none' : exportsMode ? 'exports' : 'migrations',
+    mode: plan.tombstone.length === 0 ? 'none' : usesExports(script) ? 'exports' : 'migrations',
     tombstoned: plan.tombstone.map((entry) => entry.name),
     kept: plan.keep.map((kept) => ({ name: kept.name, why: kept.why })),
     uploaded: false,
-    retired: plan.retire.map((retired) => ({
-      className: retired.className,
-      application: retired.application.name,
-    })),
+    // A dry run records what it would delete; a real run each application once it is deleted.
+    retired: context.dryRun
+      ? plan.retire.map(({ className, application }) => ({ className, application: application.name }))
+      : [],
   };
-  // Without our tag the Worker was never parked, or someone uploaded it with other tags since.
-  const mayBeParked = plan.tombstone.length === 0 && script.tags.includes(PARKED_TAG);
-  const deployedCode = mayBeParked ? await parkedCodeDeployed(context, worker, plan) : undefined;
+  const { deployedCode, parkedVersion } = await parkUnlessParked(context, worker, script, plan, details);
   const alreadyParked = deployedCode !== undefined;
-
-  let parkedVersion: string | undefined;
-  if (!alreadyParked) {
-    const upload = parkedUpload({
-      exportsMode,
-      migrationTag: script.migrationTag,
-      tombstone: details.tombstoned,
-      keep: plan.keep,
-    });
-    if (upload.newMigrationTag !== undefined)
-      details.migrationTag = { from: script.migrationTag, to: upload.newMigrationTag };
-    if (!context.dryRun) {
-      parkedVersion = await park(context, worker, plan, upload);
-      details.uploaded = true;
-    }
-  }
 
   let removed: Awaited<ReturnType<typeof removeOldCode>>;
   try {
-    removed = await removeOldCode(context, worker, details.uploaded);
+    removed = await removeOldCode(
+      context,
+      worker,
+      alreadyParked ? 'already' : context.dryRun ? 'would' : 'now',
+    );
   } catch (error) {
-    throw failedAfterPark(error, details);
+    throw withDetails(error, details);
   }
   details.oldCode = removed.details;
   const changed = !alreadyParked || changedOldCode(removed.details);

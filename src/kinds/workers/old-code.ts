@@ -62,17 +62,22 @@ export function changedOldCode(details: OldCodeDetails): boolean {
 }
 
 /**
+ * The park this runs after: `now` (this step uploaded it), `would` (a dry run's, not made) or
+ * `already` (the Worker was parked before).
+ */
+export type ParkState = 'now' | 'would' | 'already';
+
+/**
  * The previews switch: right after an upload it is turned off at once (one request that answers the
  * state it leaves); otherwise read first, so a clean Worker is only read.
  */
 async function previewUrlsOff(
   context: EraseContext,
   name: string,
-  justUploaded: boolean,
+  park: ParkState,
 ): Promise<{ subdomain: WorkerSubdomain; previewUrls: OldCodeDetails['previewUrls'] }> {
   const { api, dryRun } = context;
-  if (justUploaded && !dryRun)
-    return { subdomain: await turnPreviewUrlsOff(api, name), previewUrls: 'set off' };
+  if (park === 'now') return { subdomain: await turnPreviewUrlsOff(api, name), previewUrls: 'set off' };
   const subdomain = await readWorkerSubdomain(api, name);
   if (!subdomain.previewsEnabled) return { subdomain, previewUrls: 'off' };
   if (dryRun) return { subdomain, previewUrls: 'would turn off' };
@@ -81,11 +86,16 @@ async function previewUrlsOff(
 
 /**
  * The versions to delete: every one that has (or may have) a preview URL and that the serving
- * deployment does not use; and the other deployments that name one of them.
+ * deployment does not use (a dry run's park would replace that one too); and the other deployments
+ * that name one of them.
  */
-function oldVersionsOf(deployments: readonly WorkerDeployment[], versions: readonly WorkerVersion[]) {
+function oldVersionsOf(
+  deployments: readonly WorkerDeployment[],
+  versions: readonly WorkerVersion[],
+  park: ParkState,
+) {
   const [serving, ...older] = deployments;
-  const kept = new Set(serving?.versions.map((version) => version.versionId) ?? []);
+  const kept = new Set(park === 'would' ? [] : (serving?.versions.map((version) => version.versionId) ?? []));
   const doomed = versions.filter((version) => !kept.has(version.id) && version.hasPreview !== false);
   const ids = new Set(doomed.map((version) => version.id));
   return {
@@ -100,10 +110,10 @@ function oldVersionsOf(deployments: readonly WorkerDeployment[], versions: reado
 export async function removeOldCode(
   context: EraseContext,
   worker: SlotWorker,
-  justUploaded: boolean,
+  park: ParkState,
 ): Promise<{ details: OldCodeDetails; reads: OldCodeReads }> {
   const { api, dryRun } = context;
-  const { subdomain, previewUrls } = await previewUrlsOff(context, worker.name, justUploaded);
+  const { subdomain, previewUrls } = await previewUrlsOff(context, worker.name, park);
   const details: OldCodeDetails = {
     previewUrls,
     deletedDeployments: 0,
@@ -113,7 +123,7 @@ export async function removeOldCode(
 
   const deployments = await listDeployments(api, worker.name);
   const versions = await listVersions(api, worker.name);
-  const old = oldVersionsOf(deployments, versions);
+  const old = oldVersionsOf(deployments, versions, park);
   for (const deployment of old.deployments) {
     if (!dryRun) await deleteDeployment(api, worker.name, deployment.id);
     details.deletedDeployments++;
