@@ -1,7 +1,14 @@
 // The terminal render of a run report: the view the job summary renders too (src/report/view.ts), as
 // aligned plain-text tables, coloured only when the style says so.
 import { formatDuration, pullRequestOf, resourceList, waitingText } from '../report/format.ts';
-import { needsRepair, type PoolRow, type RunReport, runFailed, type SlotReport } from '../report/model.ts';
+import {
+  leftLine,
+  needsRepair,
+  type PoolRow,
+  type RunReport,
+  runFailed,
+  type SlotReport,
+} from '../report/model.ts';
 import * as view from '../report/view.ts';
 import { visible } from '../text/log-text.ts';
 import { formatCount, plural } from '../text/words.ts';
@@ -80,9 +87,11 @@ function eraseLines(slot: SlotReport, style: TerminalStyle): string[] {
       ? []
       : [paint(style, 'dim', clean(slot.problem))];
   }
-  return slot.erase.steps.map(
+  const lines = slot.erase.steps.map(
     (step) => `${paint(style, 'dim', `${visible(step.resource)}:`)} ${clean(step.summary)}`,
   );
+  const left = leftLine(slot.erase.steps);
+  return left === undefined ? lines : [...lines, `${paint(style, 'dim', 'left:')} ${clean(left)}`];
 }
 
 const TITLE_WIDTH = 32;

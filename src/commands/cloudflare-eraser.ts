@@ -49,6 +49,8 @@ function nextStepFor(step: StepResult, configPath: string, place: RunPlace): str
       return `Create ${step.kind === 'r2' ? 'the bucket' : 'the resource'} '${step.resource}', or fix its template in ${configPath}; then ${place.rerun}.`;
     case 'api':
       return `The next sweep retries this slot. If it keeps failing with a 401/403 (code 10000), give the API token ${permissionFor(step.kind).dashboard}.`;
+    case 'left':
+      return `The erase of '${step.resource}' reported success, but reading it back found the data named above: erase it by hand (the erase missed it: please report it as a bug), or fix ${configPath}; the slot stays dirty until nothing is left.`;
     case 'refused':
     case 'internal':
       return `Erase '${step.resource}' by hand or fix ${configPath}; the slot stays dirty until an erase completes.`;
@@ -68,6 +70,7 @@ const UNERASABLE: ReadonlySet<StepFailureReason> = new Set([
   'invalid-answer',
   'missing',
   'refused',
+  'left',
   'internal',
 ]);
 
@@ -97,6 +100,15 @@ function toEraseOutcome(result: EraseResult, configPath: string, place: RunPlace
       summary:
         step.failure === undefined ? step.summary : `${step.summary} (${visible(step.failure.message)})`,
       requests: step.requests,
+      ...(step.inventory === undefined
+        ? {}
+        : {
+            left: {
+              state: step.inventory.state,
+              summary: visible(step.inventory.summary),
+              ...(step.inventory.goneBy === undefined ? {} : { goneBy: step.inventory.goneBy }),
+            },
+          }),
     })),
   };
   if (failedStep?.failure === undefined) return outcome;

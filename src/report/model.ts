@@ -2,6 +2,7 @@
 // annotations and the CLI's terminal output. It is plain data so it serialises to the `report` output.
 import type { PacerUsage } from '../cloudflare/pacer.ts';
 import type { Command } from '../config/settings.ts';
+import type { InventoryState } from '../kinds/inventory.ts';
 import type { KindKey, StepKind } from '../kinds/registry.ts';
 
 export type SlotOutcome =
@@ -40,6 +41,23 @@ export interface EraseStepReport {
   /** One line a person reads: "deleted 1,204 rows in 5 tables". */
   summary: string;
   requests: number;
+  /** What the kind's inventory read back after the erase (docs/design.md#what-is-left). */
+  left?: LeftReport;
+}
+
+/** What is left of one resource, as its inventory read it back. */
+export interface LeftReport {
+  state: InventoryState;
+  /** "0 rows in 7 tables", "0 keys", "3 objects written before …, expected gone by …". */
+  summary: string;
+  /** When 'expiring': by when Cloudflare will have removed it (ISO 8601). */
+  goneBy?: string;
+}
+
+/** The slot's "left:" line: each resource's inventory, in the erase's order; undefined when none was read. */
+export function leftLine(steps: readonly EraseStepReport[]): string | undefined {
+  const read = steps.flatMap((step) => (step.left === undefined ? [] : [step.left.summary]));
+  return read.length === 0 ? undefined : read.join(', ');
 }
 
 export interface SlotReport {

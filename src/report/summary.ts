@@ -6,6 +6,7 @@ import { escapeMarkdown as esc, escapeCodeBlock, escapeTitle, inlineCode } from 
 import { formatDuration, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
   type ApiUsageReport,
+  leftLine,
   needsRepair,
   type RunReport,
   runFailed,
@@ -107,6 +108,8 @@ function repairSection(report: RunReport): string[] {
 function eraseCell(slot: SlotReport): string {
   if (slot.erase === null) return slot.problem === undefined ? '–' : esc(slot.problem);
   const steps = slot.erase.steps.map((step) => `${esc(step.resource)}: ${esc(step.summary)}`);
+  const left = leftLine(slot.erase.steps);
+  if (left !== undefined) steps.push(`**left:** ${esc(left)}`);
   return steps.length === 0 ? '–' : steps.join('<br>');
 }
 

@@ -51,8 +51,7 @@ describe('a Worker with preview URLs, aliases and a Worker Preview', () => {
       summary: 'parked (no Durable Object classes); deleted 3 old versions, Worker Preview pr-9',
       inventory: {
         state: 'empty',
-        summary:
-          'the parked Worker alone at 100 %, preview URLs off, 0 Worker Previews, no live Durable Object class',
+        summary: 'no other version reachable, 0 Worker Previews',
       },
     });
     const after = workerOf(worker);

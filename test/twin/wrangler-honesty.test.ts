@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Cloudflare from 'cloudflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseInNewRun, slotResources } from '../cloudflare/support.ts';
 import { startTwin, type Twin } from './twin.ts';
@@ -121,6 +122,7 @@ describe('wrangler against the twin', () => {
         name: 'honesty-files',
         jurisdiction: 'eu',
         rules: [expect.objectContaining({ id: 'Default Multipart Abort Rule' })],
+        objectCount: 0,
       },
     ]);
 
@@ -171,6 +173,34 @@ describe('wrangler against the twin', () => {
     expect(listed).toMatch(/name:\s+expire-everything[\s\S]*Expire objects after 1 days/);
     expect(listed).toMatch(/name:\s+expire-tmp[\s\S]*prefix:\s+tmp\/[\s\S]*Expire objects after 3 days/);
     expect(listed).not.toContain('Default Multipart Abort Rule');
+  });
+
+  it('puts and deletes an R2 object, and the object listing preview-gc reads shows it in between', {
+    timeout: SLOW,
+  }, async () => {
+    await wrangler('r2', 'bucket', 'create', 'honesty-objects');
+    writeFileSync(join(dir, 'a.txt'), 'written by the last tenant');
+    await wrangler(
+      'r2',
+      'object',
+      'put',
+      'honesty-objects/uploads/a.txt',
+      '--file',
+      join(dir, 'a.txt'),
+      '--remote',
+    );
+    expect(routesCalled()).toContain('PUT /accounts/:account/r2/buckets/:bucket/objects/* -> 200');
+
+    const sdk = new Cloudflare({ apiToken: twin.token, baseURL: twin.baseUrl, maxRetries: 0 });
+    const listing = await sdk.r2.buckets.objects.list('honesty-objects', {
+      account_id: twin.accountId,
+      per_page: 1000,
+    });
+    expect(listing.result.map((object) => [object.key, object.size])).toEqual([['uploads/a.txt', 26]]);
+    expect(Date.parse(listing.result[0]?.last_modified ?? '')).toBeGreaterThan(Date.now() - 60_000);
+
+    await wrangler('r2', 'object', 'delete', 'honesty-objects/uploads/a.txt', '--remote');
+    expect(twin.state().r2.find((bucket) => bucket.name === 'honesty-objects')?.objectCount).toBe(0);
   });
 
   it('creates, lists and purges a queue', { timeout: SLOW }, async () => {

@@ -3,11 +3,12 @@
 import type Cloudflare from 'cloudflare';
 import { BaseBuckets } from 'cloudflare/resources/r2/buckets/buckets';
 import { BaseLifecycle } from 'cloudflare/resources/r2/buckets/lifecycle';
+import { BaseObjects } from 'cloudflare/resources/r2/buckets/objects';
 import type { CloudflareApi } from '../../cloudflare/client.ts';
 import * as z from '../../zod.ts';
 import type { R2Jurisdiction } from './config.ts';
 
-const RESOURCES = [BaseBuckets, BaseLifecycle] as const;
+const RESOURCES = [BaseBuckets, BaseLifecycle, BaseObjects] as const;
 const cursorInfoSchema = z.looseObject({ cursor: z.string().nullish() }).nullish();
 
 const lifecycleRuleSchema = z.looseObject({
@@ -100,4 +101,39 @@ export async function putR2Lifecycle(
         .asResponse(),
     z.unknown(),
   );
+}
+
+/** The first page (up to 1,000) of the bucket's objects under `prefix`, and whether there are more. */
+export async function listR2Objects(
+  api: CloudflareApi,
+  bucket: string,
+  jurisdiction: R2Jurisdiction,
+  prefix: string,
+): Promise<{ objects: { key: string; lastModified: string | undefined }[]; more: boolean }> {
+  const { result, info } = await api.send(
+    'r2.objects.list',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .r2.buckets.objects.list(
+          bucket,
+          {
+            account_id: api.accountId,
+            per_page: 1000,
+            ...(prefix === '' ? {} : { prefix }),
+            ...jurisdictionHeader(jurisdiction),
+          },
+          options,
+        )
+        .asResponse(),
+    z.array(z.looseObject({ key: z.string().nullish(), last_modified: z.string().nullish() })),
+    cursorInfoSchema,
+  );
+  return {
+    objects: result.map((object) => ({
+      key: object.key ?? '',
+      lastModified: object.last_modified ?? undefined,
+    })),
+    more: Boolean(info?.cursor),
+  };
 }

@@ -4,6 +4,7 @@ import { defineOperations } from '../kind.ts';
 import { listR2Buckets } from './api.ts';
 import type { R2Jurisdiction, R2Template } from './config.ts';
 import { eraseR2 } from './erase.ts';
+import { r2Inventory } from './inventory.ts';
 
 /** Buckets are listed per jurisdiction (and addressed by name): one listing per jurisdiction and run. */
 const bucketNames = (resolver: NameResolver, jurisdiction: R2Jurisdiction) =>
@@ -17,4 +18,5 @@ export const r2Operations = defineOperations<R2Template>()({
   find: async (resolver, bucket) =>
     (await bucketNames(resolver, bucket.jurisdiction)).includes(bucket.bucket) ? true : undefined,
   erase: (context, bucket) => eraseR2(context, bucket),
+  inventory: (context, bucket) => r2Inventory(context, bucket),
 });

@@ -197,10 +197,8 @@ export async function computeInventory(
   const classes = await classesLeft(context, input);
   left.push(...classes.left);
   if (left.length > 0) return { state: 'left', summary: left.join('; '), items: someItems(left) };
-  const kept =
-    classes.kept.length > 0 ? `kept ${classes.kept.sort().join(', ')}` : 'no live Durable Object class';
-  return {
-    state: 'empty',
-    summary: `the parked Worker alone at 100 %, preview URLs off, 0 Worker Previews, ${kept}`,
-  };
+  // One item of the slot's "left:" line, which joins the resources' summaries with commas: the
+  // parked Worker serving alone and preview URLs off go without saying once nothing is left.
+  const kept = classes.kept.length > 0 ? ` (kept ${classes.kept.sort().join(' and ')})` : '';
+  return { state: 'empty', summary: `no other version reachable, 0 Worker Previews${kept}` };
 }

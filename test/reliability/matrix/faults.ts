@@ -34,6 +34,7 @@ export const CLOUDFLARE_ROUTES = [
   'GET /accounts/:account/r2/buckets',
   'GET /accounts/:account/r2/buckets/:bucket/lifecycle',
   'PUT /accounts/:account/r2/buckets/:bucket/lifecycle',
+  'GET /accounts/:account/r2/buckets/:bucket/objects',
 ] as const;
 
 /** Whether a request (method, path under the API base) is one of the route template's. */

@@ -82,7 +82,9 @@ async function bulkDelete(namespaces: KvStore, ctx: RouteContext): Promise<Respo
   }
   const now = ctx.account.now();
   const unsuccessful = parsed.data.slice(0, ctx.fault?.unsuccessfulKeys ?? 0);
-  for (const name of parsed.data.slice(unsuccessful.length)) ns.delete(name, now);
+  const deleted = parsed.data.slice(unsuccessful.length);
+  for (const name of deleted) ns.delete(name, now);
+  namespaces.afterBulkDelete?.(ns, deleted);
   return ok<BulkAnswer>({
     successful_key_count: parsed.data.length - unsuccessful.length,
     unsuccessful_keys: unsuccessful,

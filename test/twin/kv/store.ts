@@ -76,6 +76,11 @@ export class KvNamespace {
 /** The account's namespaces by id; `listingLagMs` is how long deleted keys stay in listings. */
 export class KvStore extends Map<string, KvNamespace> {
   readonly listingLagMs: number;
+  /**
+   * Called after every bulk delete, with the namespace and the keys deleted: a test plays a Worker
+   * version that is still running and writes a key again right after the erase deleted it.
+   */
+  afterBulkDelete: ((namespace: KvNamespace, deleted: readonly string[]) => void) | undefined;
 
   constructor(listingLagMs: number) {
     super();

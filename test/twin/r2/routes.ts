@@ -1,5 +1,6 @@
 // R2 routes (docs/cloudflare.md#r2-lifecycle-rules): buckets per jurisdiction (the cf-r2-jurisdiction
-// header) and lifecycle GET/PUT.
+// header), lifecycle GET/PUT, and objects: listed by cursor, uploaded and deleted (the SDK's
+// r2/buckets/objects types).
 // A lifecycle PUT with `cf-r2-data-catalog-check: true` on a bucket with R2 Data Catalog enabled is
 // refused with 409 code 10081 (wrangler sends the header unless forced, and on 10081 asks before
 // sending again without it: wrangler's r2/helpers/bucket.ts putLifecycleRules, r2/lifecycle.ts and
@@ -16,6 +17,7 @@ import {
   type LifecycleRule,
   lifecycleRuleSchema,
   type R2Bucket,
+  type R2Object,
   type R2Store,
 } from './store.ts';
 
@@ -97,6 +99,47 @@ function validateRules(body: unknown) {
   return rules;
 }
 
+/** The listing's page size when the request names none, and the most it may ask for (stand-ins). */
+const OBJECTS_PER_PAGE = 1000;
+
+type ObjectListing = Cloudflare.R2.Buckets.ObjectListResponse;
+
+function objectView(object: R2Object): ObjectListing {
+  return {
+    key: object.key,
+    size: object.size,
+    etag: object.etag,
+    last_modified: new Date(object.uploadedAt).toISOString(),
+    storage_class: 'Standard',
+  };
+}
+
+/**
+ * One page of the bucket's objects in key order, from after the cursor (the last key of the page
+ * before), as the SDK's CursorPagination reads it: `result_info.cursor` empty on the last page.
+ */
+function objectPage(found: R2Bucket, url: URL) {
+  const prefix = url.searchParams.get('prefix') ?? '';
+  const after = url.searchParams.get('cursor') ?? url.searchParams.get('start_after') ?? '';
+  const perPage = Math.min(
+    Number(url.searchParams.get('per_page') ?? OBJECTS_PER_PAGE) || OBJECTS_PER_PAGE,
+    OBJECTS_PER_PAGE,
+  );
+  const keys = [...found.objects.keys()].filter((key) => key.startsWith(prefix) && key > after).sort();
+  const page = keys.slice(0, perPage);
+  const more = keys.length > page.length;
+  return ok<ObjectListing[]>(
+    page.map((key) => objectView(found.objects.get(key) as R2Object)),
+    { cursor: more ? (page.at(-1) ?? '') : '', per_page: perPage },
+  );
+}
+
+/** The object's key: everything after `/objects/`, slashes included (wrangler sends them unescaped). */
+function objectKey(url: URL): string {
+  const [, key = ''] = url.pathname.split(/\/objects\//);
+  return decodeURIComponent(key);
+}
+
 export function r2Routes(buckets: R2Store, account: AccountCore): HttpHandler[] {
   return [
     route(account, 'GET', BASE, ({ request }) => {
@@ -123,6 +166,25 @@ export function r2Routes(buckets: R2Store, account: AccountCore): HttpHandler[] 
     route(account, 'DELETE', `${BASE}/:bucket`, (ctx) => {
       buckets.delete(bucket(buckets, ctx));
       return ok<Cloudflare.R2.Buckets.BucketDeleteResponse>({});
+    }),
+    route(account, 'GET', `${BASE}/:bucket/objects`, (ctx) => objectPage(bucket(buckets, ctx), ctx.url)),
+    route(account, 'PUT', `${BASE}/:bucket/objects/*`, async (ctx) => {
+      const found = bucket(buckets, ctx);
+      const body = new Uint8Array(await ctx.request.arrayBuffer());
+      const object = buckets.putObject(found, objectKey(ctx.url), body.byteLength);
+      return ok<Cloudflare.R2.Buckets.ObjectUploadResponse>({
+        key: object.key,
+        size: String(object.size),
+        etag: object.etag,
+        uploaded: new Date(object.uploadedAt).toISOString(),
+        storage_class: 'Standard',
+      });
+    }),
+    route(account, 'DELETE', `${BASE}/:bucket/objects/*`, (ctx) => {
+      const found = bucket(buckets, ctx);
+      const key = objectKey(ctx.url);
+      if (!found.objects.delete(key)) throw notFound(10007, 'The specified key does not exist.');
+      return ok<Cloudflare.R2.Buckets.ObjectDeleteResponse>({ key });
     }),
     route(account, 'GET', `${BASE}/:bucket/lifecycle`, (ctx) =>
       ok<Cloudflare.R2.Buckets.LifecycleGetResponse>({ rules: bucket(buckets, ctx).rules.map(ruleView) }),

@@ -1,5 +1,6 @@
-// The account's R2 buckets, by jurisdiction and name, with their lifecycle rules (stored, not executed),
-// and the shapes the API takes for a rule and a jurisdiction.
+// The account's R2 buckets, by jurisdiction and name, with their lifecycle rules (stored, not executed)
+// and their objects, and the shapes the API takes for a rule and a jurisdiction.
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 
 const lifecycleCondition = z.union([
@@ -25,6 +26,15 @@ export type LifecycleRule = z.infer<typeof lifecycleRuleSchema>;
 export const jurisdictionSchema = z.enum(['default', 'eu', 'us', 'fedramp', 'fedramp-high']);
 export type Jurisdiction = z.infer<typeof jurisdictionSchema>;
 
+/** One object of a bucket, as the API's object listing describes it. */
+export interface R2Object {
+  key: string;
+  size: number;
+  /** When it was written (ms since the epoch, the twin's clock). */
+  uploadedAt: number;
+  etag: string;
+}
+
 export interface R2Bucket {
   name: string;
   jurisdiction: Jurisdiction;
@@ -34,6 +44,11 @@ export interface R2Bucket {
   rules: LifecycleRule[];
   /** R2 Data Catalog is enabled on the bucket. */
   dataCatalog: boolean;
+  /**
+   * The bucket's objects by key. Lifecycle rules are stored, not executed: objects stay until a test
+   * removes them (docs/twin.md, What it models), as Cloudflare takes up to a day to.
+   */
+  objects: Map<string, R2Object>;
 }
 
 const DEFAULT_MULTIPART_RULE: LifecycleRule = {
@@ -54,6 +69,18 @@ function bucketKey(name: string, jurisdiction: Jurisdiction): string {
 /** A bucket is found only with the jurisdiction it was created in (docs/cloudflare.md#r2-jurisdictions). */
 export class R2Store {
   private readonly buckets = new Map<string, R2Bucket>();
+  readonly now: () => number;
+
+  constructor(now: () => number) {
+    this.now = now;
+  }
+
+  /** Writes an object now (or `ageMs` ago), replacing one of the same key. */
+  putObject(bucket: R2Bucket, key: string, size: number, ageMs = 0): R2Object {
+    const object = { key, size, uploadedAt: this.now() - ageMs, etag: randomUUID().replaceAll('-', '') };
+    bucket.objects.set(key, object);
+    return object;
+  }
 
   create(name: string, jurisdiction: Jurisdiction, rules?: LifecycleRule[], dataCatalog = false): R2Bucket {
     const bucket: R2Bucket = {
@@ -64,6 +91,7 @@ export class R2Store {
       storageClass: 'Standard',
       rules: rules ? structuredClone(rules) : defaultRules(),
       dataCatalog,
+      objects: new Map(),
     };
     this.buckets.set(bucketKey(name, jurisdiction), bucket);
     return bucket;

@@ -1,4 +1,4 @@
-// The R2 kind of the twin: buckets per jurisdiction and their lifecycle rules (no objects).
+// The R2 kind of the twin: buckets per jurisdiction, their lifecycle rules and their objects.
 import { defineTwinKind } from '../twin-kind.ts';
 import { r2Routes } from './routes.ts';
 import { r2SeedFor, r2SeedSchema, seedR2 } from './seed.ts';
@@ -7,7 +7,7 @@ import { R2Store } from './store.ts';
 export const r2Kind = defineTwinKind({
   key: 'r2',
   seedSchema: r2SeedSchema,
-  createStore: () => new R2Store(),
+  createStore: ({ now }) => new R2Store(now),
   seed: seedR2,
   routes: r2Routes,
   state: (buckets) => ({
@@ -16,6 +16,7 @@ export const r2Kind = defineTwinKind({
       jurisdiction: b.jurisdiction,
       rules: b.rules,
       ...(b.dataCatalog ? { dataCatalog: true as const } : {}),
+      objectCount: b.objects.size,
     })),
   }),
   seedFor: r2SeedFor,
