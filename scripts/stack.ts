@@ -17,7 +17,7 @@ import {
 } from '../demo/fixture.ts';
 import { ConfigError, parseSlotConfig } from '../src/config/slot-config.ts';
 import { SemaphoreClient } from '../src/semaphore/client.ts';
-import { startLocalSemaphore } from '../src/semaphore/local.ts';
+import { roleOptionsFromEnv, startLocalSemaphore } from '../src/semaphore/local.ts';
 import { describeIssues, type TwinSeed, twinSeedSchema } from '../test/twin/schema.ts';
 import { startTwin } from '../test/twin/twin.ts';
 
@@ -148,10 +148,20 @@ const seed: StackSeed =
       }
     : await seedFromFile(values.seed, values.count, values.pattern);
 
-// Local, published-in-the-docs credentials: this stack guards nothing.
-const SEMAPHORE_TOKEN = 'dev-token';
+// Local, published-in-the-docs credentials: this stack guards nothing. The same variables as the
+// Worker's secrets (and `npm run semaphore`'s) set them otherwise; each role has its own token.
+const fromEnv = (name: string, fallback: string) => {
+  const value = process.env[name];
+  return value === undefined || value === '' ? fallback : value;
+};
+const SEMAPHORE_TOKEN = fromEnv('SEMAPHORE_TOKEN', 'dev-token');
+const roles = {
+  ...roleOptionsFromEnv(process.env),
+  gcToken: fromEnv('SEMAPHORE_GC_TOKEN', 'dev-gc-token'),
+  readToken: fromEnv('SEMAPHORE_READ_TOKEN', 'dev-read-token'),
+};
 const [semaphore, twin] = await Promise.all([
-  startLocalSemaphore({ port: semaphorePort, token: SEMAPHORE_TOKEN }),
+  startLocalSemaphore({ port: semaphorePort, token: SEMAPHORE_TOKEN, ...roles }),
   startTwin({ port: twinPort, seed: seed.twin }),
 ]);
 let stopping = false;
@@ -176,7 +186,10 @@ const environment: [string, string][] = [
 if (values['env-file'] !== undefined)
   await appendFile(values['env-file'], environment.map(([name, value]) => `${name}=${value}\n`).join(''));
 const exports = environment.map(([name, value]) => `export ${name}=${shellQuoted(value)}`).join('\n');
+// The CLI sends SEMAPHORE_TOKEN, whatever its role: the other roles' tokens are for trying them.
+const otherRoles = `# other roles: SEMAPHORE_TOKEN=${shellQuoted(roles.gcToken)} signs in as gc, SEMAPHORE_TOKEN=${shellQuoted(roles.readToken)} as read\n`;
 process.stdout.write(
   `${exports}\n# stack ready: ${seed.ready}; Ctrl-C stops it\n` +
-    `# web console: ${semaphore.url}/  (sign in with the token ${SEMAPHORE_TOKEN})\n`,
+    `# web console: ${semaphore.url}/  (sign in with the token ${SEMAPHORE_TOKEN}, admin; ${roles.readToken} to look only)\n` +
+    otherRoles,
 );

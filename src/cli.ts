@@ -15,6 +15,12 @@ const stopListening = onTerminationSignals((signal) => {
 
 process.exitCode = await runCli(
   process.argv.slice(2),
-  processIO({ env: process.env, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }),
+  processIO({
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    signal: controller.signal,
+  }),
 );
 stopListening();

@@ -11,11 +11,13 @@ import {
   SettingsError,
 } from './config/settings.ts';
 import { eventPullRequestNumber, gitHubForRun } from './github/for-run.ts';
+import { jobIdToken } from './github/id-token.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
-import { redactData, secretForms, secretRedactor } from './report/redact.ts';
+import { redactData, secretForms, secretRedactor } from './text/redact.ts';
+import type { TokenSource } from './semaphore/client.ts';
 import { executeSettings } from './services.ts';
 import { onTerminationSignals } from './signals.ts';
 import { safeLogText, visible } from './text/log-text.ts';
@@ -31,6 +33,8 @@ export interface ActionDependencies extends PublishIO {
   gitHub(githubToken: string | undefined, repository: RunReport['repository']): GitHubPullRequests | null;
   /** Adds pull request titles to the report where a token allows; never fails. */
   labelPullRequests(report: RunReport, githubToken: string | undefined): Promise<RunReport>;
+  /** The job's OIDC token for `audience` (as core.getIDToken gets it); needs `permissions: id-token: write`. */
+  getIDToken(audience: string): Promise<string>;
   execute(
     settings: Settings,
     options: {
@@ -38,6 +42,8 @@ export interface ActionDependencies extends PublishIO {
       progress: (event: ProgressEvent) => void;
       repository: RunReport['repository'];
       github: GitHubPullRequests | null;
+      /** With `semaphore-auth: oidc`: the job's OIDC token, fetched when the run needs one. */
+      semaphoreToken?: TokenSource;
     },
   ): Promise<RunReport>;
 }
@@ -75,6 +81,7 @@ export function githubActionDependencies(): ActionDependencies {
         : { serverUrl: process.env.GITHUB_SERVER_URL ?? 'https://github.com', nameWithOwner };
     },
     execute: executeSettings,
+    getIDToken: (audience) => jobIdToken(audience),
     gitHub: gitHubForRun,
     labelPullRequests: (report, token) =>
       labelPullRequests(report, { token, apiUrl: process.env.GITHUB_API_URL ?? 'https://api.github.com' }),
@@ -130,14 +137,41 @@ function redactedComments(
   };
 }
 
+/**
+ * The job's OIDC token as the semaphore client's token source: each token it hands out is a secret
+ * like the inputs' tokens, masked and redacted from then on (`keep`).
+ */
+function oidcTokenSource(
+  deps: ActionDependencies,
+  audience: string,
+  keep: (secret: string) => void,
+): TokenSource {
+  return async () => {
+    let token: string;
+    try {
+      token = await deps.getIDToken(audience);
+    } catch (error) {
+      throw new Error(
+        `the job's OIDC token could not be had (${error instanceof Error ? error.message : String(error)}); with semaphore-auth: oidc the job needs permissions: id-token: write (the README's deploy workflow)`,
+      );
+    }
+    keep(token);
+    return token;
+  };
+}
+
 export async function run(unguarded: ActionDependencies = githubActionDependencies()): Promise<void> {
   const raw = unguarded.readInputs();
   const secrets = rawSecretsOf(raw);
-  for (const secret of secrets) {
+  let redactNow = secretRedactor(secrets);
+  const keep = (secret: string) => {
     // The Authorization header is derived from the token; mask it too in case anything echoes it.
     for (const form of [...secretForms(secret), `Bearer ${secret}`]) unguarded.setSecret(form);
-  }
-  const redact = secretRedactor(secrets);
+    if (!secrets.includes(secret)) secrets.push(secret);
+    redactNow = secretRedactor(secrets);
+  };
+  for (const secret of [...secrets]) keep(secret);
+  const redact = (text: string) => redactNow(text);
   const deps = guardedExits(unguarded, redact);
   let settings: Settings;
   try {
@@ -160,6 +194,9 @@ export async function run(unguarded: ActionDependencies = githubActionDependenci
       progress: logProgress(deps.info),
       repository,
       github: deps.gitHub(settings.githubToken, repository),
+      ...(settings.semaphoreAuth === 'oidc'
+        ? { semaphoreToken: oidcTokenSource(unguarded, settings.semaphoreAudience, keep) }
+        : {}),
     });
     // Redacted as data, before the summary escapes it into a spelling the text net would not know.
     const report = redactData(await deps.labelPullRequests(executed, settings.githubToken), redact);

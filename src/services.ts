@@ -11,7 +11,7 @@ import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import { resourceNames } from './kinds/registry.ts';
 import type { RunReport, SlotResourceNames } from './report/model.ts';
-import { SemaphoreClient } from './semaphore/client.ts';
+import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
 
 export interface ExecuteOptions {
   /** Aborted on SIGINT/SIGTERM. */
@@ -28,17 +28,30 @@ export interface ExecuteOptions {
   fetch?: { semaphore?: typeof fetch; cloudflare?: typeof fetch };
   /** Where the run was started, for the advice in messages; a workflow step (the action) by default. */
   place?: RunPlace;
+  /** The semaphore's token when it is not the settings' own: a deploy job's OIDC token (`semaphore-auth: oidc`). */
+  semaphoreToken?: TokenSource;
+}
+
+type SemaphoreSettings = Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'> &
+  Partial<Pick<Settings, 'cloudflare' | 'githubToken'>>;
+
+/** The secrets a run's settings hold: none of them may reach the semaphore (the client redacts them). */
+export function secretsOfSettings(settings: SemaphoreSettings): string[] {
+  return [settings.semaphoreToken, settings.cloudflare?.apiToken ?? '', settings.githubToken ?? ''].filter(
+    (secret) => secret !== '',
+  );
 }
 
 export function createSemaphoreClient(
-  settings: Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'>,
-  transport?: typeof fetch,
+  settings: SemaphoreSettings,
+  options: { transport?: typeof fetch; token?: TokenSource; secrets?: readonly string[] } = {},
 ): SemaphoreClient {
   // No abort signal: on SIGTERM the release of the lease in hand must still go out.
   return new SemaphoreClient({
     baseUrl: settings.semaphoreUrl,
-    token: settings.semaphoreToken,
-    ...(transport === undefined ? {} : { fetch: transport }),
+    token: options.token ?? settings.semaphoreToken,
+    secrets: [...secretsOfSettings(settings), ...(options.secrets ?? [])],
+    ...(options.transport === undefined ? {} : { fetch: options.transport }),
   });
 }
 
@@ -115,7 +128,10 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     pool,
     poolSource: poolSourceOf(settings, config, place),
     place,
-    semaphore: createSemaphoreClient(settings, options.fetch?.semaphore),
+    semaphore: createSemaphoreClient(settings, {
+      ...(options.fetch?.semaphore === undefined ? {} : { transport: options.fetch.semaphore }),
+      ...(options.semaphoreToken === undefined ? {} : { token: options.semaphoreToken }),
+    }),
     eraser: cloudflare?.eraser ?? refusingEraser,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
     parallelSlots: settings.parallelSlots,

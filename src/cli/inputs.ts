@@ -19,11 +19,14 @@ const ENV_OF_INPUT = SECRET_OF_INPUT;
 /**
  * Inputs the CLI has no flag for: `command` is the subcommand, the tokens come only from the
  * environment (a flag would land in shell history and process lists), and `github-token` (and the
- * pull request `comment` that needs it) belong to a workflow run, not a terminal.
+ * pull request `comment` that needs it) and the job's OIDC sign-in belong to a workflow run, not a
+ * terminal.
  */
 export const INPUTS_WITHOUT_FLAG = [
   'command',
   'semaphore-token',
+  'semaphore-auth',
+  'semaphore-audience',
   'cloudflare-api-token',
   'github-token',
   'comment',

@@ -11,7 +11,7 @@ import {
 } from '../config/slot-config.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import { cliPlace, settingsOf } from './inputs.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, envSecrets } from './io.ts';
 import { CommandFailure, type CommandSpec, type ParsedCommand, stringValue } from './spec.ts';
 
 export interface PoolConnection {
@@ -65,7 +65,9 @@ export async function connectPool(
     throw new CommandFailure('no pool: give --pool <name> or a slot config with --config');
   // Loaded here, not at the top: help and usage errors answer without loading the Cloudflare SDK.
   const { createSemaphoreClient } = await import('../services.ts');
-  return { pool, semaphore: createSemaphoreClient(settings), settings, config };
+  // Whatever the command writes (a note) is redacted of every secret in the environment, not only its own token.
+  const semaphore = createSemaphoreClient(settings, { secrets: envSecrets(io.env) });
+  return { pool, semaphore, settings, config };
 }
 
 /**

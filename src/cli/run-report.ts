@@ -15,6 +15,8 @@ export async function runReportCommand(
   io: CliIO,
   /** How progress names the slots a run works on: `to reclaim`. */
   selectedAs: string,
+  /** status: a line after the table, and more in the JSON (the role signed in with). */
+  extra: { after?: () => void; json?: (report: object) => object } = {},
 ): Promise<number> {
   const settings = settingsOf(command, spec.options, parsed.values, io.env, spec.env);
   // Loaded here, not at the top: help and usage errors answer without loading the Cloudflare SDK.
@@ -25,7 +27,10 @@ export async function runReportCommand(
     place: cliPlace(command, spec.options),
   });
   io.out(
-    parsed.values.json === true ? JSON.stringify(report, null, 2) : renderTerminalReport(report, io.outStyle),
+    parsed.values.json === true
+      ? JSON.stringify(extra.json?.(report) ?? report, null, 2)
+      : renderTerminalReport(report, io.outStyle),
   );
+  if (parsed.values.json !== true) extra.after?.();
   return runFailed(report) ? 1 : 0;
 }

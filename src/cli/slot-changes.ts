@@ -12,6 +12,8 @@ export interface SlotChange {
   /** `unchanged`: already as wanted; `keep`: would change, but may not (reason says why). */
   action: 'add' | 'remove' | 'keep' | 'unchanged';
   reason: string;
+  /** A removal: the slot's generation in the listing the plan was made from (the removal's condition). */
+  generation?: number;
   /** After applying: what happened. */
   result?: 'done' | 'failed';
   problem?: string;
@@ -28,27 +30,46 @@ export function checkedSlugs(slugs: readonly string[], where: string): string[] 
   return [...new Set(slugs)];
 }
 
-/** How slots join the pool: `dirty` adopts slots that hold data already, so the next gc erases them. */
-export interface AddOptions {
+/**
+ * How slots join and leave the pool: `dirty` adopts slots that hold data already, so the next gc
+ * erases them; `allowDirty` removes a dirty slot too, whose data then stays in its resources for good.
+ */
+export interface ChangeOptions {
   dirty: boolean;
+  allowDirty: boolean;
 }
+
+/** Why the semaphore kept a slot the plan removed: it changed since the listing. */
+const KEPT_BY_THE_SEMAPHORE: Readonly<Record<string, string>> = {
+  leased: 'leased since the listing; kept',
+  condition_failed: 'leased since the listing (its generation moved on); kept',
+  dirty: 'dirty since the listing (it may hold data now); kept',
+};
 
 async function applyChange(
   semaphore: SemaphoreClient,
   pool: string,
   change: SlotChange,
-  options: AddOptions,
+  options: ChangeOptions,
 ): Promise<SlotChange> {
   try {
     if (change.action === 'add')
       await semaphore.add({ type: pool, slug: change.slug, ...(options.dirty ? { dirty: true } : {}) });
-    if (change.action === 'remove') await semaphore.remove(pool, change.slug);
+    if (change.action === 'remove') {
+      if (change.generation === undefined) throw new Error(`no generation was read for ${change.slug}`);
+      // Only the slot as the listing showed it: the semaphore checks the generation and the dirt.
+      await semaphore.remove(pool, change.slug, {
+        ifGeneration: change.generation,
+        allowDirty: options.allowDirty,
+      });
+    }
     return { ...change, result: 'done' };
   } catch (error) {
     if (error instanceof SemaphoreError && change.action === 'add' && error.code === 'already_exists')
       return { ...change, action: 'unchanged', reason: 'already in the pool', result: 'done' };
-    if (error instanceof SemaphoreError && change.action === 'remove' && error.code === 'leased')
-      return { ...change, result: 'failed', problem: 'leased since the listing; kept' };
+    const kept = error instanceof SemaphoreError ? KEPT_BY_THE_SEMAPHORE[error.code] : undefined;
+    if (change.action === 'remove' && kept !== undefined)
+      return { ...change, result: 'failed', problem: kept };
     return { ...change, result: 'failed', problem: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -58,7 +79,7 @@ export async function applyChanges(
   semaphore: SemaphoreClient,
   pool: string,
   changes: readonly SlotChange[],
-  options: AddOptions = { dirty: false },
+  options: ChangeOptions = { dirty: false, allowDirty: false },
 ): Promise<SlotChange[]> {
   const applied: SlotChange[] = [];
   for (const change of changes) {

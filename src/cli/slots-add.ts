@@ -36,7 +36,7 @@ export const slotsAddCommand: CommandSpec = {
     );
     const dirty = parsed.values.dirty === true;
     const planned: SlotChange[] = slugs.map((slug) => ({ slug, action: 'add', reason: 'asked for' }));
-    const changes = await applyChanges(semaphore, pool, planned, { dirty });
+    const changes = await applyChanges(semaphore, pool, planned, { dirty, allowDirty: false });
     return printChanges(io, { pool, dryRun: false, changes, json: parsed.values.json === true, dirty });
   },
 };

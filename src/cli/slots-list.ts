@@ -6,7 +6,7 @@ import { plural } from '../text/words.ts';
 import { SEMAPHORE_ENV, SEMAPHORE_OPTIONS } from './inputs.ts';
 import { connectPool } from './pool.ts';
 import type { CommandSpec } from './spec.ts';
-import { paint, renderTable } from './style.ts';
+import { holderCell, paint, renderTable } from './style.ts';
 
 function stateOf(slot: Slot): string {
   if (slot.leaseState === 'available') return 'available';
@@ -43,10 +43,10 @@ export const slotsListCommand: CommandSpec = {
     const rows = slots.map((slot) => [
       visible(slot.slug),
       stateOf(slot),
-      visible(slot.holder ?? '–'),
+      holderCell(slot.holder),
       slot.dirty ? paint(style, 'yellow', 'yes') : 'no',
       String(slot.generation),
-      visible(slot.lastHolder ?? '–'),
+      holderCell(slot.lastHolder),
       `${formatDuration(listing.now - slot.createdAt)} ago`,
     ]);
     for (const line of renderTable(

@@ -4,7 +4,7 @@ import { ADOPTION_OPTIONS, ALL_ENV, cliPlace, SEMAPHORE_OPTIONS } from './inputs
 import { connectPool, refuseUnderConfig } from './pool.ts';
 import { checkSlotResources } from './resource-check.ts';
 import { applyChanges, checkedSlugs, printChanges, type SlotChange } from './slot-changes.ts';
-import { removalBlocker, removalReason } from './slots-remove.ts';
+import { ALLOW_DIRTY_OPTION, removal, removalBlocker } from './slots-remove.ts';
 import { type CommandSpec, type OptionValues, stringValue, UsageError } from './spec.ts';
 
 const DEFAULT_PATTERN = 'preview-{n}';
@@ -38,9 +38,15 @@ export function wantedSlugs(values: OptionValues): string[] {
 
 /**
  * The changes that make the pool hold exactly `wanted`: add what is missing; remove what is extra
- * only with `prune` and only when nobody holds it; everything else stays.
+ * only with `prune`, only when nobody holds it and, unless `allowDirty`, only when clean; everything
+ * else stays.
  */
-export function planSync(current: readonly Slot[], wanted: readonly string[], prune: boolean): SlotChange[] {
+export function planSync(
+  current: readonly Slot[],
+  wanted: readonly string[],
+  prune: boolean,
+  allowDirty = false,
+): SlotChange[] {
   const inPool = new Set(current.map((slot) => slot.slug));
   const wantedSet = new Set(wanted);
   const changes: SlotChange[] = [];
@@ -52,11 +58,11 @@ export function planSync(current: readonly Slot[], wanted: readonly string[], pr
     );
   }
   for (const slot of current.filter((candidate) => !wantedSet.has(candidate.slug))) {
-    const blocker = removalBlocker(slot);
+    const blocker = removalBlocker(slot, allowDirty);
     if (!prune)
       changes.push({ slug: slot.slug, action: 'keep', reason: 'not in the list; --prune removes it' });
     else if (blocker !== null) changes.push({ slug: slot.slug, action: 'keep', reason: blocker });
-    else changes.push({ slug: slot.slug, action: 'remove', reason: removalReason(slot, 'not in the list') });
+    else changes.push(removal(slot, 'not in the list'));
   }
   return changes;
 }
@@ -70,9 +76,10 @@ export const slotsSyncCommand: CommandSpec = {
   ],
   description: [
     'Compares the pool with the slots wanted and prints the plan: slots missing from the pool are',
-    'added; slots the pool has beyond the list are removed only with --prune, and never while a',
-    'lease (even an expired one) holds them. The config names resources by template, not slots, so',
-    'the list comes from --slugs, or from --count numbered into --pattern (preview-1 … preview-<n>).',
+    'added; slots the pool has beyond the list are removed only with --prune, never while a lease',
+    '(even an expired one) holds them, and a dirty one only with --allow-dirty (its data would stay).',
+    'The config names resources by template, not slots, so the list comes from --slugs, or from',
+    '--count numbered into --pattern (preview-1 … preview-<n>).',
     'Slots are added clean; with --dirty, dirty, so the next gc erases the data they hold from before',
     '(adopting slots that were in use). With a config, a slot whose resource names would be protected',
     'is refused before any call; with CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID set, the',
@@ -88,6 +95,7 @@ export const slotsSyncCommand: CommandSpec = {
     },
     slugs: { type: 'string', value: '<a,b,c>', description: 'Want exactly these slots, comma-separated.' },
     prune: { type: 'boolean', description: 'Remove slots that are not in the list (never a leased one).' },
+    ...ALLOW_DIRTY_OPTION,
     'dry-run': { type: 'boolean', description: 'Print the plan; change nothing.' },
     ...ADOPTION_OPTIONS,
     ...SEMAPHORE_OPTIONS,
@@ -104,7 +112,8 @@ export const slotsSyncCommand: CommandSpec = {
     const dirty = parsed.values.dirty === true;
     const { pool, semaphore, settings, config } = await connectPool(slotsSyncCommand, parsed, io);
     const listing = await semaphore.list(pool);
-    const plan = planSync(listing.resources, wanted, parsed.values.prune === true);
+    const allowDirty = parsed.values['allow-dirty'] === true;
+    const plan = planSync(listing.resources, wanted, parsed.values.prune === true, allowDirty);
     const slugsOf = (wanted: (action: SlotChange['action']) => boolean) =>
       plan.filter((change) => wanted(change.action)).map((change) => change.slug);
     const adding = slugsOf((action) => action === 'add');
@@ -120,7 +129,7 @@ export const slotsSyncCommand: CommandSpec = {
       io,
       cliPlace(slotsSyncCommand.name, slotsSyncCommand.options),
     );
-    const changes = dryRun ? plan : await applyChanges(semaphore, pool, plan, { dirty });
+    const changes = dryRun ? plan : await applyChanges(semaphore, pool, plan, { dirty, allowDirty });
     return printChanges(io, {
       pool,
       dryRun,

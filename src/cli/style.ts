@@ -3,6 +3,7 @@
 import { stripVTControlCharacters, styleText } from 'node:util';
 import type { SlotOutcome } from '../report/model.ts';
 import { OUTCOME_TONE, type OutcomeTone, outcomeWords } from '../report/view.ts';
+import { isHolderName } from '../semaphore/protocol.ts';
 import { visible } from '../text/log-text.ts';
 
 export interface TerminalStyle {
@@ -35,6 +36,22 @@ const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
  */
 export function clean(text: string): string {
   return text.replace(CONTROL_CHARACTERS, '\ufffd');
+}
+
+/**
+ * A holder as a terminal shows it (`–` for none). One an older semaphore stored outside the holder
+ * rule is flagged, each character outside the rule spelt out, so `рr-1601` cannot pass for `pr-1601`.
+ */
+export function holderCell(holder: string | null): string {
+  if (holder === null) return '–';
+  if (isHolderName(holder)) return holder;
+  // Control characters as the CLI spells them everywhere (`\u001b`), the others by their code point.
+  const spelt = holder.replace(/[^A-Za-z0-9_.:@/-]/gu, (char) =>
+    /\p{Cc}/u.test(char)
+      ? visible(char)
+      : `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+  return `${spelt} ⚠ not a holder name`;
 }
 
 function visibleWidth(text: string): number {

@@ -12,7 +12,7 @@ import {
 import * as view from '../report/view.ts';
 import { visible } from '../text/log-text.ts';
 import { formatCount, plural } from '../text/words.ts';
-import { clean, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
+import { clean, holderCell, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
 
 function headline(report: RunReport, style: TerminalStyle): string {
   const mark = runFailed(report) ? paint(style, ['bold', 'red'], '✖') : paint(style, ['bold', 'green'], '✔');
@@ -101,12 +101,12 @@ function holderText(holder: string | null, report: RunReport): string {
   if (holder === null) return '–';
   const pr = pullRequestOf(holder);
   const label = pr === null ? undefined : report.pullRequests?.[String(pr)];
-  if (label === undefined) return visible(holder);
+  if (label === undefined) return holderCell(holder);
   const title =
     [...label.title].length > TITLE_WIDTH
       ? `${[...label.title].slice(0, TITLE_WIDTH - 1).join('')}…`
       : label.title;
-  return `${visible(holder)} (${label.state}) ${visible(title)}`;
+  return `${holderCell(holder)} (${label.state}) ${visible(title)}`;
 }
 
 function slotSection(report: RunReport, style: TerminalStyle): string[] {
@@ -155,7 +155,7 @@ function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
     rows.map((row) => [
       visible(row.slug),
       row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
-      visible(row.holder ?? '–'),
+      holderCell(row.holder),
       view.leaseText(row),
       needsRepair(row)
         ? paint(style, 'red', 'needs repair')

@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
-import { shellCommand } from '../text/shell.ts';
 import {
   type CommandContext,
   type EraseOutcome,
@@ -14,7 +13,9 @@ import {
   poolRowsOf,
 } from './context.ts';
 import {
+  changedSinceRead,
   eraseThenRelease,
+  forceReleaseStep,
   type OutcomeOfErase,
   oneLineError,
   type ReportBase,
@@ -34,12 +35,10 @@ export function holderOfPullRequest(pullRequest: number): string {
   return `pr-${pullRequest}`;
 }
 
-/** The command that ends the closed pull request's lease by hand (`release --force` checks the holder first). */
-function forceReleaseStep(slug: string): string {
-  const command = shellCommand(['preview-gc', 'release', '--slot', slug, '--force']);
-  return command === null
-    ? UNPASTABLE_NEXT_STEP
-    : `${command}   # only while the closed pull request still holds it`;
+/** The command that ends the closed pull request's lease by hand, only while it still holds it at that generation. */
+function closedLeaseStep(slot: Slot): string {
+  const command = forceReleaseStep(slot);
+  return command === UNPASTABLE_NEXT_STEP ? command : `${command}   # say why in the note`;
 }
 
 const cleanupOutcomeOf: OutcomeOfErase = (erase) =>
@@ -54,16 +53,25 @@ const cleanupOutcomeOf: OutcomeOfErase = (erase) =>
 type LeaseEnding =
   /** gc holds the slot now, under its own short lease. */
   | { kind: 'held'; lease: Lease }
-  /** The pull request's lease ended before the force, and the slot is someone else's (or nobody's): untouched. */
-  | { kind: 'changed-hands'; holder: string | null; generation: number }
+  /**
+   * The pull request's lease is not the one read before the force: it ended and the slot is someone
+   * else's (or nobody's), or the pull request renewed it. Untouched.
+   */
+  | {
+      kind: 'changed-hands';
+      read: { holder: string; generation: number };
+      holder: string | null;
+      generation: number;
+    }
   /** The pull request's lease was released, and someone took the slot before gc could. */
   | { kind: 'taken' };
 
 /**
  * Ends the pull request's lease. An expired one is taken over with a plain acquire. A live one is
  * force-released, on the condition, checked by the semaphore in the same transaction, that it is still
- * the holder and the generation just read: if the pull request's lease ended and someone acquired the
- * slot in between, the force changes nothing, so "release pr-7's slot" never releases pr-8's.
+ * the holder, the generation and the lease version just read: if the pull request's lease ended and
+ * someone acquired the slot in between, or a deploy of the pull request renewed it (it was reopened),
+ * the force changes nothing, so "release pr-7's slot" never releases pr-8's, nor a pr-7 that lives again.
  */
 async function endPullRequestLease(ctx: CommandContext, slot: Slot, leaseMs: number): Promise<LeaseEnding> {
   const takeOver = async (): Promise<LeaseEnding> => {
@@ -79,20 +87,27 @@ async function endPullRequestLease(ctx: CommandContext, slot: Slot, leaseMs: num
   const tookOver = await takeOver();
   if (tookOver.kind === 'held') return tookOver;
   const current = await ctx.semaphore.find(ctx.pool, slot.slug);
+  const listed = { holder: slot.holder ?? '?', generation: slot.generation };
   if (current.holder === null || current.holder !== slot.holder)
-    return { kind: 'changed-hands', holder: current.holder, generation: current.generation };
+    return { kind: 'changed-hands', read: listed, holder: current.holder, generation: current.generation };
   const answer = await ctx.semaphore.release({
     type: ctx.pool,
     slug: slot.slug,
     force: true,
     ifHolder: current.holder,
     ifGeneration: current.generation,
+    ...(current.leaseVersion === null ? {} : { ifLeaseVersion: current.leaseVersion }),
   });
   // A condition that failed on a free slot of the same generation: the lease read has ended (this
   // release went through on an attempt whose answer was lost, or its holder released it), so go on.
   const ended = answer.holder === null && answer.generation === current.generation;
   if (answer.conditionFailed && !ended)
-    return { kind: 'changed-hands', holder: answer.holder, generation: answer.generation };
+    return {
+      kind: 'changed-hands',
+      read: { holder: current.holder, generation: current.generation },
+      holder: answer.holder,
+      generation: answer.generation,
+    };
   return takeOver();
 }
 
@@ -123,15 +138,14 @@ async function cleanupSlot(
       ...base,
       outcome: 'release-failed',
       problem: `the pull request's lease could not be released: ${oneLineError(error)}`,
-      nextStep: forceReleaseStep(slot.slug),
+      nextStep: closedLeaseStep(slot),
     };
   }
   if (ending.kind === 'changed-hands') {
-    const now = ending.holder === null ? 'nobody holds it' : `${ending.holder} holds it`;
     return {
       ...base,
       outcome: 'skipped',
-      problem: `the slot changed hands since it was listed: ${now} now (generation ${ending.generation}), so nothing was done`,
+      problem: `the slot changed since it was read: ${changedSinceRead(ending.read, ending)}, so nothing was done`,
     };
   }
   if (ending.kind === 'taken') {

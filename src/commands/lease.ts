@@ -1,11 +1,6 @@
 // Holding a slot: the fenced erase and the release that always follows it, shared by gc and cleanup.
 import type { SlotReport } from '../report/model.ts';
-import {
-  type EraseFailure,
-  type Lease,
-  MAX_ERASE_MESSAGE_CODE_POINTS,
-  MAX_ERASE_STEP_CODE_POINTS,
-} from '../semaphore/protocol.ts';
+import type { EraseFailure, Lease } from '../semaphore/protocol.ts';
 import { shellCommand } from '../text/shell.ts';
 import type { CommandContext, EraseOutcome, EraseRequest } from './context.ts';
 import { oneLineError } from './error-line.ts';
@@ -23,6 +18,40 @@ export const UNPASTABLE_NEXT_STEP =
   "No command is shown: the semaphore sent a slot name or lease id that is not safe to paste into a shell. Check the slot with 'preview-gc status'; its lease runs out by itself and the next sweep picks it up.";
 
 export { oneLineError };
+
+/** Why a conditional force released nothing, for the report: renewed since the read, or another lease. */
+export function changedSinceRead(
+  read: { holder: string; generation: number },
+  now: { holder: string | null; generation: number },
+): string {
+  if (now.holder === read.holder && now.generation === read.generation)
+    return `${read.holder} renewed its lease since it was read (a deploy of it is running: reopened?)`;
+  return `${read.holder} no longer holds it at generation ${read.generation} (now ${now.holder ?? 'nobody'}, generation ${now.generation})`;
+}
+
+/**
+ * The command that force-releases the lease a run saw on a slot, by hand: pinned to its holder and
+ * generation (`release --force` refuses without them, then asks to confirm), with a note to fill in.
+ */
+export function forceReleaseStep(slot: { slug: string; holder: string | null; generation: number }): string {
+  const command =
+    slot.holder === null
+      ? null
+      : shellCommand([
+          'preview-gc',
+          'release',
+          '--slot',
+          slot.slug,
+          '--force',
+          '--holder',
+          slot.holder,
+          '--generation',
+          String(slot.generation),
+          '--note',
+          'why',
+        ]);
+  return command ?? UNPASTABLE_NEXT_STEP;
+}
 
 /**
  * Runs an erase under the lease, fenced between steps and inside them (see LeaseFence). A renew
@@ -103,26 +132,21 @@ export async function releaseHeldLease(
 }
 
 /**
- * What the semaphore keeps of a failed erase (one more failure in a row of this slot), as its
- * protocol accepts it: no control characters (messages come from Cloudflare), within the lengths.
+ * What the semaphore keeps of a failed erase (one more failure in a row of this slot): no control
+ * characters (messages come from Cloudflare). The client redacts it of the run's secrets and only
+ * then clips it to the protocol's lengths, so no clip cuts a token in two (stored-text.ts).
  */
 export function eraseFailureOf(erase: EraseOutcome): EraseFailure | undefined {
   if (erase.failedStep === undefined) return undefined;
-  return {
-    step: plainText(erase.failedStep.step, MAX_ERASE_STEP_CODE_POINTS),
-    message: plainText(erase.failedStep.message, MAX_ERASE_MESSAGE_CODE_POINTS),
-  };
+  return { step: plainText(erase.failedStep.step), message: plainText(erase.failedStep.message) };
 }
 
-function plainText(text: string, max: number): string {
-  const visible = [
-    ...text
-      .toWellFormed()
-      .replace(/\p{Cc}+/gu, ' ')
-      .trim(),
-  ];
-  if (visible.length === 0) return 'failed';
-  return visible.length <= max ? visible.join('') : `${visible.slice(0, max - 1).join('')}…`;
+function plainText(text: string): string {
+  const visible = text
+    .toWellFormed()
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim();
+  return visible === '' ? 'failed' : visible;
 }
 
 /**

@@ -44,13 +44,14 @@ export async function findClosedPullRequestSlots(
 
 export type LeaseEnd =
   | { ended: true }
-  /** The slot is not (or no longer) the closed pull request's: who has it now, for the report. */
-  | { ended: false; holder: string | null; generation: number };
+  /** The slot is not (or no longer) the lease gc read: who has it now, for the report. */
+  | { ended: false; holder: string | null; generation: number; leaseVersion: number | null };
 
 /**
  * Ends the closed pull request's lease, only while it is still the lease gc read: the same holder at
- * the same generation. A pull request that was reopened and pushed (a new lease, a newer generation)
- * or a slot a person took meanwhile is left alone.
+ * the same generation and lease version. A pull request that was reopened and pushed (its lease
+ * extended, a newer version; or a new lease, a newer generation) or a slot a person took meanwhile is
+ * left alone.
  */
 export async function endClosedPullRequestLease(
   ctx: CommandContext,
@@ -63,9 +64,15 @@ export async function endClosedPullRequestLease(
     force: true,
     ifHolder: closed.holder,
     ifGeneration: slot.generation,
+    ...(slot.leaseVersion === null ? {} : { ifLeaseVersion: slot.leaseVersion }),
     note: `gc: pull request #${closed.pullRequest} is ${closed.state}`,
   });
   return answer.released
     ? { ended: true }
-    : { ended: false, holder: answer.holder, generation: answer.generation };
+    : {
+        ended: false,
+        holder: answer.holder,
+        generation: answer.generation,
+        leaseVersion: answer.leaseVersion,
+      };
 }

@@ -5,6 +5,7 @@ import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
 import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
 import {
+  changedSinceRead,
   eraseThenRelease,
   type OutcomeOfErase,
   oneLineError,
@@ -96,7 +97,7 @@ async function endClosedLease(
     return {
       ...base,
       outcome: 'skipped',
-      problem: `${closed.holder} no longer holds it at generation ${closed.slot.generation} (now ${end.holder ?? 'nobody'}, generation ${end.generation}); nothing was released`,
+      problem: `${changedSinceRead({ holder: closed.holder, generation: closed.slot.generation }, end)}; nothing was released`,
     };
   } catch (error) {
     return {

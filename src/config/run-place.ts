@@ -22,10 +22,16 @@ export interface RunPlace {
   rerun: string;
 }
 
+/** The secret a workflow of the README gives an input: gc and cleanup sign in with the gc role's token. */
+const WORKFLOW_SECRET_OF_INPUT: Readonly<Record<string, string>> = {
+  ...SECRET_OF_INPUT,
+  'semaphore-token': 'SEMAPHORE_GC_TOKEN',
+};
+
 export const ACTION_PLACE: RunPlace = {
   describeInput: describeActionInput,
   credential: (input) => {
-    const secret = SECRET_OF_INPUT[input];
+    const secret = WORKFLOW_SECRET_OF_INPUT[input];
     return secret === undefined
       ? describeActionInput(input)
       : `${describeActionInput(input)} (the ${secret} secret in the README's workflows)`;
@@ -39,5 +45,7 @@ export const ACTION_PLACE: RunPlace = {
  */
 export function semaphoreRefusedToken(error: unknown, place: RunPlace): string | undefined {
   if (!(error instanceof SemaphoreError) || error.code !== 'unauthorized') return undefined;
-  return `${error.message}. The token comes from ${place.credential('semaphore-token')}: it must be the value set on the semaphore Worker with wrangler secret put SEMAPHORE_TOKEN (docs/semaphore.md).`;
+  if (error.fetchedToken)
+    return `${error.message}. The job signs in with its OIDC token (semaphore-auth: oidc): the Worker must take this repository's tokens (SEMAPHORE_OIDC_REPOSITORIES) for the same audience (SEMAPHORE_OIDC_AUDIENCE and the input semaphore-audience); see docs/semaphore.md.`;
+  return `${error.message}. The token comes from ${place.credential('semaphore-token')}: it must be one of the tokens set on the semaphore Worker with wrangler secret put (SEMAPHORE_GC_TOKEN for gc and cleanup, SEMAPHORE_READ_TOKEN to read, SEMAPHORE_TOKEN the admin's; docs/semaphore.md).`;
 }

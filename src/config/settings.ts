@@ -15,12 +15,20 @@ export const DEFAULT_LEASE_MINUTES = 2_880;
 /** Raw values by input name (`semaphore-url`, …); `undefined` or '' means "not given". */
 export type RawInputs = Readonly<Record<string, string | undefined>>;
 
+/** How the action signs in to the semaphore: a token (a role's secret), or the job's OIDC token. */
+export const SEMAPHORE_AUTHS = ['token', 'oidc'] as const;
+export type SemaphoreAuth = (typeof SEMAPHORE_AUTHS)[number];
+
 export interface Settings {
   command: Command;
   dryRun: boolean;
   configPath: string;
   semaphoreUrl: string;
+  /** '' with `semaphore-auth: oidc`: the job's OIDC token is fetched when the run needs it. */
   semaphoreToken: string;
+  semaphoreAuth: SemaphoreAuth;
+  /** The audience the job's OIDC token is asked for: the Worker's SEMAPHORE_OIDC_AUDIENCE. */
+  semaphoreAudience: string;
   /** Overrides `pool` from the slot config when set. */
   pool: string | undefined;
   cloudflare: {
@@ -154,9 +162,16 @@ const inputSchema = z.object({
   'semaphore-url': required(
     'the URL of the semaphore Worker, e.g. https://semaphore.example.workers.dev',
   ).pipe(httpUrl),
-  'semaphore-token': required(
-    "the semaphore's bearer token, the value set on its Worker with wrangler secret put SEMAPHORE_TOKEN",
-  ).pipe(token),
+  // Required unless semaphore-auth is oidc (commandSpecificProblems).
+  'semaphore-token': trimmed.pipe(token.optional()),
+  'semaphore-auth': optionalWithDefault(
+    'token',
+    z.enum(SEMAPHORE_AUTHS, { error: `must be one of ${SEMAPHORE_AUTHS.join(', ')}` }),
+  ),
+  'semaphore-audience': optionalWithDefault(
+    'preview-gc',
+    z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1-200 printable ASCII characters without spaces'),
+  ),
   pool: trimmed.pipe(poolName.optional()),
   'cloudflare-api-token': trimmed.pipe(token.optional()),
   'cloudflare-account-id': trimmed.pipe(
@@ -194,7 +209,7 @@ export const INPUT_NAMES = Object.keys(inputSchema.shape);
 function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): string[] {
   const given = (name: string) => (raw[name] ?? '').trim() !== '';
   const command = given('command') ? (raw.command ?? '').trim() : 'gc';
-  const problems: string[] = [];
+  const problems: string[] = [...semaphoreAuthProblems(raw, command, describe)];
   if (command === 'gc' || command === 'cleanup' || command === 'acquire') {
     if (!given('cloudflare-api-token')) {
       problems.push(
@@ -218,6 +233,27 @@ function commandSpecificProblems(raw: RawInputs, describe: DescribeInput): strin
     );
   }
   return problems;
+}
+
+/** A token, or the job's OIDC token: exactly one, and OIDC only where a pull request's own slot is at stake. */
+function semaphoreAuthProblems(raw: RawInputs, command: string, describe: DescribeInput): string[] {
+  const oidc = (raw['semaphore-auth'] ?? '').trim() === 'oidc';
+  const token = (raw['semaphore-token'] ?? '').trim() !== '';
+  if (!oidc)
+    return token
+      ? []
+      : [
+          `${describe('semaphore-token')} is required: the semaphore's bearer token of the role the run needs (SEMAPHORE_GC_TOKEN for gc and cleanup; docs/semaphore.md), or, in a deploy job, semaphore-auth: oidc`,
+        ];
+  if (token)
+    return [
+      `${describe('semaphore-token')} and semaphore-auth: oidc are both given: a deploy job signs in with its OIDC token alone; remove semaphore-token`,
+    ];
+  if (command !== 'acquire' && command !== 'status')
+    return [
+      `semaphore-auth: oidc is for a deploy job's acquire (and status): a pull request's OIDC token may only lease its own slot; '${command}' needs a token (SEMAPHORE_GC_TOKEN)`,
+    ];
+  return [];
 }
 
 /**
@@ -261,7 +297,9 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     dryRun: inputs['dry-run'],
     configPath: inputs.config,
     semaphoreUrl: inputs['semaphore-url'],
-    semaphoreToken: inputs['semaphore-token'],
+    semaphoreToken: inputs['semaphore-token'] ?? '',
+    semaphoreAuth: inputs['semaphore-auth'],
+    semaphoreAudience: inputs['semaphore-audience'],
     pool: inputs.pool,
     cloudflare: {
       apiToken: inputs['cloudflare-api-token'] ?? '',

@@ -5,9 +5,20 @@
 // (config-diagnostics.ts) and a slot's expansion (slot-resources.ts) are their own modules, and the
 // kinds of resource come from src/kinds/.
 import { readFile, stat } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
+import {
+  type Alias,
+  type Document,
+  isAlias,
+  isCollection,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  visit,
+} from 'yaml';
 import { formatCount } from '../text/words.ts';
-import { locate, problemsOf, segmentsOf } from './config-diagnostics.ts';
+import { formatPath, locate, problemsOf, segmentsOf } from './config-diagnostics.ts';
 import { ConfigError, type ConfigProblem } from './config-error.ts';
 import { type DescribeInput, describeActionInput } from './settings.ts';
 import {
@@ -57,7 +68,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
       },
     ]);
   }
-  const parsed = slotConfigSchema.safeParse(doc.toJS(), { reportInput: true });
+  const parsed = slotConfigSchema.safeParse(toPlainData(doc, lineCounter, fileName), { reportInput: true });
   if (!parsed.success)
     throw new ConfigError(fileName, problemsOf(SHAPE, doc, lineCounter, parsed.error.issues));
 
@@ -87,6 +98,73 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   if (duplicates.length > 0) throw new ConfigError(fileName, duplicates);
 
   return { file: fileName, pool, resources, protect, protectWords, positions };
+}
+
+/**
+ * The document as plain data. yaml refuses aliases that expand into far more than the file (an alias
+ * bomb: `b: [*a, *a, …]` of `a: [*x, *x, …]`) by throwing; that refusal names no place, so it becomes a
+ * ConfigError naming the alias that expands the most.
+ */
+function toPlainData(doc: Document, lineCounter: LineCounter, fileName: string): unknown {
+  try {
+    return doc.toJS();
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    const alias = largestAlias(doc);
+    const position = alias === undefined ? undefined : lineCounter.linePos(alias.node.range?.[0] ?? 0);
+    throw new ConfigError(fileName, [
+      {
+        path: alias === undefined ? '' : formatPath(alias.path),
+        ...(position === undefined ? {} : { line: position.line, column: position.col }),
+        message: `${alias === undefined ? 'uses' : `is the alias *${alias.node.source}, one of`} YAML aliases that expand into far more than the file holds (${error.message.toLowerCase()}); write the values out instead of nesting aliases of aliases`,
+      },
+    ]);
+  }
+}
+
+interface PlacedAlias {
+  node: Alias;
+  path: (string | number)[];
+}
+
+/** The alias that stands for the most nodes once expanded: the fuse of an alias bomb. */
+function largestAlias(doc: Document): PlacedAlias | undefined {
+  const sizes = new Map<unknown, number>();
+  const sizeOf = (node: unknown): number => {
+    if (isAlias(node)) return sizeOf(node.resolve(doc));
+    if (isPair(node)) return sizeOf(node.key) + sizeOf(node.value);
+    if (!isCollection(node)) return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    // An alias inside its own anchor counts once, so the walk ends.
+    sizes.set(node, 1);
+    const size = (node.items as unknown[]).reduce<number>(
+      (sum, item) => Math.min(Number.MAX_SAFE_INTEGER, sum + sizeOf(item)),
+      1,
+    );
+    sizes.set(node, size);
+    return size;
+  };
+  let largest: (PlacedAlias & { size: number }) | undefined;
+  visit(doc, {
+    Alias(_key, node, ancestors) {
+      const size = sizeOf(node);
+      if (largest === undefined || size > largest.size)
+        largest = { node, path: keyPath([...ancestors, node]), size };
+    },
+  });
+  return largest;
+}
+
+/** The keys and indexes from the document down to the last node of `chain`, e.g. ['d', 3]. */
+function keyPath(chain: readonly unknown[]): (string | number)[] {
+  return chain.slice(0, -1).flatMap((parent, index): (string | number)[] => {
+    const child = chain[index + 1];
+    if (isPair(parent) && parent.value === child)
+      return [isScalar(parent.key) ? String(parent.key.value) : String(parent.key)];
+    if (isSeq(parent)) return [parent.items.indexOf(child)];
+    return [];
+  });
 }
 
 const EXAMPLE_FILE = `pool: preview-slot

@@ -1,8 +1,10 @@
 // Typed client of the semaphore protocol (docs/semaphore-protocol.md). Every answer is
 // validated with the protocol's zod schemas; calls that are safe to repeat are retried with jittered
-// backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header.
+// backoff on network errors, timeouts, 5xx and short 429s. Errors never carry the token or any header,
+// and nothing it writes to the semaphore carries a secret of the run (stored-text.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import { type BackoffPolicy, backoffMs, parseRetryAfter } from '../net/retry.ts';
+import { secretRedactor } from '../text/redact.ts';
 import type * as z from '../zod.ts';
 import {
   type AcquireRequest,
@@ -34,11 +36,26 @@ import {
   slotSchema,
   slugSchema,
   toIssues,
+  type WhoamiAnswer,
+  whoamiAnswerSchema,
 } from './protocol.ts';
+import { redactWrite } from './stored-text.ts';
+
+/**
+ * Where a token comes from when it is not fixed: a deploy job's OIDC token, fetched when first needed
+ * and again when the semaphore refuses one (it expires within minutes).
+ */
+export type TokenSource = () => Promise<string>;
 
 export interface SemaphoreClientOptions {
   baseUrl: string;
-  token: string;
+  token: string | TokenSource;
+  /**
+   * The run's other secrets (the Cloudflare and GitHub tokens). What the client writes (notes, erase
+   * failures) is redacted of them, and of its own token, in every form the log net knows; a name that
+   * carries one is not sent at all.
+   */
+  secrets?: readonly string[];
   /** Per HTTP request (each retry gets its own). Default 10 s. */
   timeoutMs?: number;
   /** Attempts of a retryable call, the first included. Default 3. */
@@ -63,6 +80,8 @@ export class SemaphoreError extends Error {
   readonly issues: readonly Issue[] | undefined;
   /** The wait a 429 asked for (Retry-After), in milliseconds. */
   readonly retryAfterMs: number | undefined;
+  /** The token was a token source's (a job's OIDC token), not a fixed one: a refusal is about it. */
+  readonly fetchedToken: boolean;
 
   constructor(options: {
     status: number | undefined;
@@ -71,6 +90,7 @@ export class SemaphoreError extends Error {
     operation: string;
     issues?: Issue[];
     retryAfterMs?: number;
+    fetchedToken?: boolean;
   }) {
     super(options.message);
     this.name = 'SemaphoreError';
@@ -79,6 +99,7 @@ export class SemaphoreError extends Error {
     this.operation = options.operation;
     this.issues = options.issues;
     this.retryAfterMs = options.retryAfterMs;
+    this.fetchedToken = options.fetchedToken ?? false;
   }
 }
 
@@ -139,7 +160,11 @@ function isTransient(error: SemaphoreError): boolean {
 
 export class SemaphoreClient {
   readonly #baseUrl: string;
-  readonly #token: string;
+  readonly #tokenSource: TokenSource | undefined;
+  /** The token, once known (a fixed one from the start, a fetched one from the first call on). */
+  #token: string | undefined;
+  readonly #secrets: readonly string[];
+  #redact: (text: string) => string;
   readonly #timeoutMs: number;
   readonly #maxAttempts: number;
   readonly #fetch: typeof fetch;
@@ -148,7 +173,10 @@ export class SemaphoreClient {
 
   constructor(options: SemaphoreClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#token = options.token;
+    this.#tokenSource = typeof options.token === 'string' ? undefined : options.token;
+    this.#token = typeof options.token === 'string' ? options.token : undefined;
+    this.#secrets = options.secrets ?? [];
+    this.#redact = secretRedactor([this.#token ?? '', ...this.#secrets]);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.#fetch = options.fetch ?? fetch;
@@ -205,12 +233,32 @@ export class SemaphoreClient {
     });
   }
 
-  /** `note` is kept in the `deleted` event. */
-  async remove(type: string, slug: string, options: { note?: string } = {}): Promise<void> {
-    const query = options.note === undefined ? '' : `?note=${encodeURIComponent(options.note)}`;
+  /** The role the token signs in as, and what it may do. */
+  whoami(): Promise<WhoamiAnswer> {
+    return this.#call({ method: 'GET', path: '/api/whoami', schema: whoamiAnswerSchema, retryable: true });
+  }
+
+  /**
+   * Removes the slot only while it is at `ifGeneration` (the generation the caller saw: a slot leased
+   * since is `condition_failed`) and clean, unless `allowDirty` (a dirty one is `dirty`: its data is
+   * never erased once it leaves the pool). `note` is kept in the `deleted` event.
+   */
+  async remove(
+    type: string,
+    slug: string,
+    options: { ifGeneration: number; allowDirty?: boolean; note?: string },
+  ): Promise<void> {
+    const operation = `DELETE /api/resources/${segment(type)}/${segment(slug)}`;
+    const written = this.#redactedWrite(
+      { ...(options.note === undefined ? {} : { note: options.note }) },
+      operation,
+    );
+    const query = new URLSearchParams({ ifGeneration: String(options.ifGeneration) });
+    if (options.allowDirty === true) query.set('allowDirty', 'true');
+    if (written.note !== undefined) query.set('note', written.note);
     await this.#call({
       method: 'DELETE',
-      path: `/api/resources/${segment(type)}/${segment(slug)}${query}`,
+      path: `/api/resources/${segment(type)}/${segment(slug)}?${query}`,
       schema: deleteAnswerSchema,
       retryable: false,
     });
@@ -298,13 +346,36 @@ export class SemaphoreClient {
     return answer.events;
   }
 
+  /** A write as the semaphore may keep it: its free text redacted, a name carrying a secret never sent. */
+  #redactedWrite<T extends object>(body: T, operation: string): T {
+    const written = redactWrite(body, this.#redact);
+    if ('body' in written) return written.body;
+    throw new SemaphoreError({
+      status: undefined,
+      code: 'invalid_request',
+      operation,
+      message: `${operation}: ${written.field} carries a secret of this run (a token), so nothing was sent`,
+    });
+  }
+
   async #call<T>(call: Call<T>): Promise<T> {
     const operation = `${call.method} ${call.path.split('?')[0]}`;
     if (this.#signal?.aborted === true) throw aborted(operation);
+    const body =
+      call.body !== null && typeof call.body === 'object'
+        ? this.#redactedWrite(call.body, operation)
+        : call.body;
+    let freshToken = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.#send(call, operation);
+        return await this.#send({ ...call, body }, operation);
       } catch (error) {
+        // A refused token from a source (an OIDC token that expired) is fetched anew once: a 401 changed nothing.
+        if (error instanceof SemaphoreError && error.status === 401 && this.#tokenSource && !freshToken) {
+          freshToken = true;
+          this.#token = undefined;
+          continue;
+        }
         const retry =
           error instanceof SemaphoreError &&
           call.retryable &&
@@ -316,10 +387,32 @@ export class SemaphoreClient {
     }
   }
 
+  /** The token to send: the fixed one, or the source's (fetched when none is at hand). */
+  async #currentToken(operation: string): Promise<string> {
+    if (this.#token !== undefined || this.#tokenSource === undefined) return this.#token ?? '';
+    let token: string;
+    try {
+      token = await this.#tokenSource();
+    } catch (error) {
+      throw new SemaphoreError({
+        status: undefined,
+        code: 'no_token',
+        operation,
+        message: `${operation}: no token for the semaphore could be had (${error instanceof Error ? error.message : String(error)}); nothing was sent`,
+      });
+    }
+    this.#token = token;
+    this.#redact = secretRedactor([token, ...this.#secrets]);
+    return token;
+  }
+
   async #send<T>(call: Call<T>, operation: string): Promise<T> {
-    if (call.authenticated !== false) this.#checkToken(operation);
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (call.authenticated !== false) headers.authorization = `Bearer ${this.#token}`;
+    if (call.authenticated !== false) {
+      const token = await this.#currentToken(operation);
+      this.#checkToken(token, operation);
+      headers.authorization = `Bearer ${token}`;
+    }
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = this.#signal === undefined ? timeout : AbortSignal.any([this.#signal, timeout]);
@@ -345,16 +438,20 @@ export class SemaphoreClient {
         response.status === 429
           ? parseRetryAfter(response.headers.get('retry-after'), Date.now())
           : undefined;
-      throw errorFromAnswer(response.status, text, operation, this.#token, retryAfterMs);
+      throw errorFromAnswer(response.status, text, operation, {
+        redact: this.#redact,
+        retryAfterMs,
+        fetchedToken: this.#tokenSource !== undefined,
+      });
     }
     return parseAnswer(call.schema, response.status, text, operation);
   }
 
   /** A token no Authorization header can carry would fail inside fetch with an error that quotes it. */
-  #checkToken(operation: string): void {
-    if (BEARER_TOKEN.test(this.#token)) return;
+  #checkToken(token: string, operation: string): void {
+    if (BEARER_TOKEN.test(token)) return;
     const problem =
-      this.#token === ''
+      token === ''
         ? 'the semaphore token is empty'
         : 'the semaphore token contains whitespace, control characters or non-ASCII characters, which an Authorization header cannot carry';
     throw new SemaphoreError({
@@ -437,12 +534,14 @@ function errorFromAnswer(
   status: number,
   text: string,
   operation: string,
-  token: string,
-  retryAfterMs: number | undefined,
+  {
+    redact,
+    retryAfterMs,
+    fetchedToken,
+  }: { redact: (text: string) => string; retryAfterMs: number | undefined; fetchedToken: boolean },
 ): SemaphoreError {
-  const wait = retryAfterMs === undefined ? {} : { retryAfterMs };
+  const wait = retryAfterMs === undefined ? { fetchedToken } : { retryAfterMs, fetchedToken };
   const parsed = errorBodySchema.safeParse(parseJson(text));
-  const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
   if (status === 401) {
     const says = parsed.success ? `; it says: ${redact(parsed.data.error.message)}` : '';
     return new SemaphoreError({
@@ -450,6 +549,7 @@ function errorFromAnswer(
       code: 'unauthorized',
       operation,
       message: `${operation}: the semaphore refused the token (HTTP 401), so nothing was changed${says}`,
+      fetchedToken,
     });
   }
   if (!parsed.success) {

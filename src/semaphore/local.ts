@@ -9,8 +9,17 @@ import { TEST_CLOCK_BINDING, TEST_CLOCK_ENABLED } from './worker/test-clock.ts';
 export interface LocalSemaphoreOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** Default: a random token. */
+  /** SEMAPHORE_TOKEN, the admin role's. Default: a random token. */
   token?: string;
+  /** SEMAPHORE_GC_TOKEN (the gc role's) and SEMAPHORE_READ_TOKEN (read-only); unset: no such role. */
+  gcToken?: string;
+  readToken?: string;
+  /**
+   * OIDC sign-in for deploy jobs (SEMAPHORE_OIDC_ISSUER, _AUDIENCE, _REPOSITORIES). Tests point the
+   * issuer at a loopback issuer of their own; the Worker reaches it like any address (workerd's
+   * network in wrangler's dev server allows private and loopback addresses).
+   */
+  oidc?: { issuer?: string; audience?: string; repositories: readonly string[] };
   /** A directory that keeps the state across restarts; default: in memory only. */
   persistDir?: string;
   /**
@@ -25,11 +34,61 @@ export interface LocalSemaphoreOptions {
 export interface LocalSemaphore {
   /** `http://127.0.0.1:<port>`, without a trailing slash. */
   url: string;
+  /** The admin token (SEMAPHORE_TOKEN). */
   token: string;
   stop(): Promise<void>;
 }
 
+const secret = (value: string | undefined) =>
+  value === undefined ? undefined : ({ type: 'secret_text', value } as const);
+const plain = (value: string | undefined) =>
+  value === undefined ? undefined : ({ type: 'plain_text', value } as const);
+
+/** The Worker's role tokens and OIDC settings as bindings; an unset one is left out. */
+function roleBindings(options: LocalSemaphoreOptions, token: string) {
+  const bindings = {
+    SEMAPHORE_TOKEN: secret(token),
+    SEMAPHORE_GC_TOKEN: secret(options.gcToken),
+    SEMAPHORE_READ_TOKEN: secret(options.readToken),
+    SEMAPHORE_OIDC_ISSUER: plain(options.oidc?.issuer),
+    SEMAPHORE_OIDC_AUDIENCE: plain(options.oidc?.audience),
+    SEMAPHORE_OIDC_REPOSITORIES: plain(options.oidc?.repositories.join(',')),
+  };
+  return Object.fromEntries(
+    Object.entries(bindings).filter(([, binding]) => binding !== undefined),
+  ) as Record<string, NonNullable<(typeof bindings)[keyof typeof bindings]>>;
+}
+
 const WORKER_CONFIG = fileURLToPath(new URL('./worker/wrangler.jsonc', import.meta.url));
+
+/**
+ * The roles' tokens and the OIDC settings from the environment, under the Worker's own names
+ * (SEMAPHORE_GC_TOKEN, SEMAPHORE_READ_TOKEN, SEMAPHORE_OIDC_ISSUER, _AUDIENCE, _REPOSITORIES), for
+ * `npm run semaphore` and `npm run stack`. Unset or empty ones are left out.
+ */
+export function roleOptionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<LocalSemaphoreOptions, 'gcToken' | 'readToken' | 'oidc'> {
+  const value = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const repositories = value('SEMAPHORE_OIDC_REPOSITORIES');
+  const issuer = value('SEMAPHORE_OIDC_ISSUER');
+  const audience = value('SEMAPHORE_OIDC_AUDIENCE');
+  const gcToken = value('SEMAPHORE_GC_TOKEN');
+  const readToken = value('SEMAPHORE_READ_TOKEN');
+  return {
+    ...(gcToken === undefined ? {} : { gcToken }),
+    ...(readToken === undefined ? {} : { readToken }),
+    ...(repositories === undefined
+      ? {}
+      : {
+          oidc: {
+            repositories: repositories.split(','),
+            ...(issuer === undefined ? {} : { issuer }),
+            ...(audience === undefined ? {} : { audience }),
+          },
+        }),
+  };
+}
 
 export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): Promise<LocalSemaphore> {
   // workerd would otherwise download the `request.cf` data from the internet on start.
@@ -43,7 +102,7 @@ export async function startLocalSemaphore(options: LocalSemaphoreOptions = {}): 
   const worker = await unstable_startWorker({
     config: WORKER_CONFIG,
     bindings: {
-      SEMAPHORE_TOKEN: { type: 'secret_text', value: token },
+      ...roleBindings(options, token),
       ...(options.testClock === true
         ? { [TEST_CLOCK_BINDING]: { type: 'plain_text', value: TEST_CLOCK_ENABLED } as const }
         : {}),

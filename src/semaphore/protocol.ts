@@ -68,7 +68,29 @@ const plainText = (what: string, max: number) =>
       error: `${what} must not contain control characters (U+0000-U+001F, U+007F-U+009F)`,
     });
 
-export const holderSchema = lazySchema(() => plainText('holder', MAX_HOLDER_CODE_POINTS));
+/**
+ * A holder is a name, never prose: 1-200 of ASCII letters, digits and `-_.:@/`, nothing that can look
+ * like another character (a Cyrillic р, a no-break space) or write a sentence into a page.
+ */
+export const HOLDER = /^[A-Za-z0-9_.:@/-]{1,200}$/;
+/** HOLDER in words, for messages. */
+export const HOLDER_RULE = '1-200 characters of ASCII letters, digits and - _ . : @ /, no spaces';
+
+/** Whether a holder follows the rule; one stored by an older semaphore may not, and is shown flagged. */
+export function isHolderName(holder: string): boolean {
+  return HOLDER.test(holder);
+}
+
+/** The holder of a new lease (acquire, acquire-specific). */
+export const holderSchema = lazySchema(() =>
+  z.string().regex(HOLDER, { error: `holder must be ${HOLDER_RULE}` }),
+);
+/**
+ * A holder as a semaphore may have stored it: older ones took any text without control characters.
+ * Answers and a force's `ifHolder` take such a holder as it is (never rewritten), so a client can
+ * still show it, flagged, and end its lease.
+ */
+export const storedHolderSchema = lazySchema(() => plainText('holder', MAX_HOLDER_CODE_POINTS));
 /** An operator's note, kept in the event the call writes (`detail.note`). */
 export const noteSchema = lazySchema(() => plainText('note', MAX_NOTE_CODE_POINTS));
 /** Which erase step failed and why, reported with a dirty release (see `eraseFailures`). */
@@ -127,23 +149,34 @@ export const generationSchema = lazySchema(() =>
     .nonnegative({ error: 'generation must be a non-negative integer' }),
 );
 
+/** A lease's version: 1 when it begins, one more with every renew or extend (`reuseHeld`). */
+export const leaseVersionSchema = lazySchema(() =>
+  z
+    .int({ error: 'leaseVersion must be a positive integer' })
+    .positive({ error: 'leaseVersion must be a positive integer' }),
+);
+
 /**
  * The condition of a conditional force: the server changes the slot only while its lease is still
- * `ifHolder`'s and the slot is still at `ifGeneration` (the fencing token read from the listing), so
- * "take away pr-7's lease" can never take away the lease pr-8 got in between.
+ * `ifHolder`'s, the slot is still at `ifGeneration` (the fencing token read from the listing) and the
+ * lease is still at `ifLeaseVersion` (no renew since), so "take away pr-7's lease" can never take away
+ * the lease pr-8 got in between, nor the one pr-7 renewed after the read (a reopened pull request).
  */
 const forceConditionFields = () => ({
-  ifHolder: holderSchema.optional(),
+  ifHolder: storedHolderSchema.optional(),
   ifGeneration: generationSchema.optional(),
+  ifLeaseVersion: leaseVersionSchema.optional(),
 });
+
+export const FORCE_CONDITIONS = ['ifHolder', 'ifGeneration', 'ifLeaseVersion'] as const;
 
 /** A condition only makes sense on a force: without it the call never takes anyone's live lease. */
 function conditionNeedsForce(
-  body: { force?: boolean | undefined; ifHolder?: string | undefined; ifGeneration?: number | undefined },
+  body: { force?: boolean | undefined } & Partial<Record<(typeof FORCE_CONDITIONS)[number], unknown>>,
   context: z.RefinementCtx,
 ): void {
   if (body.force === true) return;
-  for (const field of ['ifHolder', 'ifGeneration'] as const) {
+  for (const field of FORCE_CONDITIONS) {
     if (body[field] !== undefined) {
       context.addIssue({
         code: 'custom',
@@ -265,8 +298,28 @@ export const listQuerySchema = lazySchema(() =>
 
 export const slotPathSchema = lazySchema(() => z.object({ type: poolTypeSchema, slug: slugSchema }));
 
-/** `DELETE /api/resources/{type}/{slug}?note=…`: a delete has no body, so its note is a query parameter. */
-export const deleteQuerySchema = lazySchema(() => z.object({ note: noteSchema.optional() }));
+/**
+ * `DELETE /api/resources/{type}/{slug}?ifGeneration=…&allowDirty=true&note=…`: a delete has no body, so
+ * its condition and note are query parameters. `ifGeneration` is the generation the caller saw: a slot
+ * leased since (even one whose lease lapsed again) is not removed. A dirty slot may hold a tenant's
+ * data, which no sweep erases once the slot leaves the pool: it is removed only with `allowDirty=true`.
+ */
+export const deleteQuerySchema = lazySchema(() =>
+  z.object({
+    note: noteSchema.optional(),
+    ifGeneration: z
+      .string({
+        error:
+          'the query parameter ifGeneration is required: the generation of the slot as you saw it (GET the slot), so a slot leased since is not removed',
+      })
+      .regex(/^[0-9]{1,15}$/, { error: 'ifGeneration must be a non-negative integer' })
+      .transform(Number),
+    allowDirty: z
+      .enum(['true', 'false'], { error: 'allowDirty must be true or false' })
+      .transform((value) => value === 'true')
+      .optional(),
+  }),
+);
 
 export const eventsQuerySchema = lazySchema(() =>
   z.object({
@@ -306,12 +359,14 @@ export const slotSchema = lazySchema(() =>
     slug: slugSchema,
     data: jsonObject,
     leaseState: z.enum(['available', 'leased']),
-    holder: holderSchema.nullable(),
+    holder: storedHolderSchema.nullable(),
     leasedUntil: epochMs.nullable(),
     expired: z.boolean(),
     generation: generationSchema,
+    /** The current lease's version (null when available): a force pins it with `ifLeaseVersion`. */
+    leaseVersion: leaseVersionSchema.nullable(),
     dirty: z.boolean(),
-    lastHolder: holderSchema.nullable(),
+    lastHolder: storedHolderSchema.nullable(),
     lastAcquiredAt: epochMs.nullable(),
     lastReleasedAt: epochMs.nullable(),
     createdAt: epochMs,
@@ -328,11 +383,12 @@ export const leaseSchema = lazySchema(() =>
     slug: slugSchema,
     data: jsonObject,
     leaseId: leaseIdSchema,
-    holder: holderSchema,
+    holder: storedHolderSchema,
     expiresAt: epochMs,
     generation: z.int().positive(),
+    leaseVersion: leaseVersionSchema,
     wasDirty: z.boolean(),
-    previousHolder: holderSchema.nullable(),
+    previousHolder: storedHolderSchema.nullable(),
     /** `acquire` with `reuseHeld`: the holder's live lease was extended instead of a new one taken. */
     reused: z.boolean(),
     /** This acquire ended an expired lease (whose holder may have left data behind). */
@@ -357,7 +413,7 @@ export const semaphoreEventSchema = lazySchema(() =>
     at: epochMs,
     event: z.enum(EVENT_KINDS),
     slug: slugSchema,
-    holder: holderSchema.nullable(),
+    holder: storedHolderSchema.nullable(),
     generation: generationSchema,
     detail: jsonObject,
   }),
@@ -367,16 +423,17 @@ export const healthAnswerSchema = lazySchema(() => z.object({ ok: z.literal(true
 export const listAnswerSchema = lazySchema(() => z.object({ now: epochMs, resources: z.array(slotSchema) }));
 export const deleteAnswerSchema = lazySchema(() => z.object({ deleted: z.literal(true) }));
 /**
- * `holder` is the holder whose lease the call released, or the current holder (null: none) when it
- * released nothing; `generation` is the slot's. `conditionFailed`: a force's ifHolder/ifGeneration
- * did not match, so nothing changed.
+ * `holder` and `leaseVersion` are of the lease the call released, or of the current one (null: none)
+ * when it released nothing; `generation` is the slot's. `conditionFailed`: a force's condition
+ * (ifHolder, ifGeneration, ifLeaseVersion) did not match, so nothing changed.
  */
 export const releaseAnswerSchema = lazySchema(() =>
   z.object({
     released: z.boolean(),
     dirty: z.boolean(),
-    holder: holderSchema.nullable(),
+    holder: storedHolderSchema.nullable(),
     generation: generationSchema,
+    leaseVersion: leaseVersionSchema.nullable(),
     conditionFailed: z.boolean(),
   }),
 );
@@ -395,12 +452,37 @@ export const poolsAnswerSchema = lazySchema(() =>
   z.object({ now: epochMs, pools: z.array(poolSummarySchema) }),
 );
 
+/**
+ * Who a caller is to the semaphore: `admin` (SEMAPHORE_TOKEN), `gc` (SEMAPHORE_GC_TOKEN), `read`
+ * (SEMAPHORE_READ_TOKEN), or `pull-request`, a deploy job signed in with its OIDC token, whose holder
+ * (`pr-<n>`) comes from the token. What each may do is in roles.ts.
+ */
+export const ROLES = ['admin', 'gc', 'read', 'pull-request'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `GET /api/whoami`: the caller's role, its holder (pull-request only), what it may do, in words and as the console's actions. */
+export const whoamiAnswerSchema = lazySchema(() =>
+  z.object({
+    role: z.enum(ROLES),
+    holder: holderSchema.nullable(),
+    may: plainText('may', 1_000),
+    actions: z.object({
+      forceRelease: z.boolean(),
+      markDirty: z.boolean(),
+      addSlot: z.boolean(),
+      removeSlot: z.boolean(),
+    }),
+  }),
+);
+
 export const ERROR_CODES = [
   'invalid_request',
   'unauthorized',
+  'forbidden',
   'not_found',
   'already_exists',
   'leased',
+  'dirty',
   'none_available',
   'condition_failed',
   'limit_reached',
@@ -430,6 +512,7 @@ export type ListAnswer = z.infer<typeof listAnswerSchema>;
 export type ReleaseAnswer = z.infer<typeof releaseAnswerSchema>;
 export type PoolSummary = z.infer<typeof poolSummarySchema>;
 export type PoolsAnswer = z.infer<typeof poolsAnswerSchema>;
+export type WhoamiAnswer = z.infer<typeof whoamiAnswerSchema>;
 export type Issue = z.infer<typeof issueSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

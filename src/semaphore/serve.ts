@@ -2,9 +2,10 @@
 // `npm run semaphore -- --port <p> [--persist <dir>]`: the semaphore Worker on 127.0.0.1 until
 // SIGINT or SIGTERM. Prints exactly one line on stdout when it is ready; everything else goes to stderr.
 import { parseArgs } from 'node:util';
-import { startLocalSemaphore } from './local.ts';
+import { roleOptionsFromEnv, startLocalSemaphore } from './local.ts';
 
-const USAGE = 'usage: npm run semaphore -- --port <port> [--persist <dir>]   (token: env SEMAPHORE_TOKEN)';
+const USAGE =
+  'usage: npm run semaphore -- --port <port> [--persist <dir>]   (tokens: env SEMAPHORE_TOKEN, SEMAPHORE_GC_TOKEN, SEMAPHORE_READ_TOKEN; OIDC: SEMAPHORE_OIDC_REPOSITORIES, _ISSUER, _AUDIENCE)';
 const DEV_TOKEN = 'dev-token';
 
 function usageError(problem: string): never {
@@ -40,7 +41,12 @@ if (token === DEV_TOKEN && envToken !== DEV_TOKEN) {
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 const listenersBefore = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
-const starting = startLocalSemaphore({ port, token, ...(persistDir === undefined ? {} : { persistDir }) });
+const starting = startLocalSemaphore({
+  port,
+  token,
+  ...roleOptionsFromEnv(process.env),
+  ...(persistDir === undefined ? {} : { persistDir }),
+});
 
 let stopping = false;
 async function stop(): Promise<void> {

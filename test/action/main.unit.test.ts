@@ -50,6 +50,9 @@ function dependencies(
     repository: () => undefined,
     gitHub: () => null,
     labelPullRequests: async (report) => report,
+    getIDToken: async () => {
+      throw new Error('this test gives the job no OIDC token');
+    },
     execute,
     ...overrides,
   };

@@ -251,7 +251,7 @@ describe('a wrong semaphore token', () => {
     const output = result.stdout + result.stderr;
     expect(output).toContain('the semaphore refused the token (HTTP 401), so nothing was changed');
     expect(output).toContain(
-      '. The token comes from SEMAPHORE_TOKEN (environment variable): it must be the value set on the semaphore Worker',
+      '. The token comes from SEMAPHORE_TOKEN (environment variable): it must be one of the tokens set on the semaphore Worker',
     );
   });
 
@@ -281,7 +281,7 @@ describe('a wrong semaphore token', () => {
     expect(run.exitCode).toBe(1);
     expect(run.log).toContain('the semaphore refused the token (HTTP 401), so nothing was changed');
     expect(run.log).toContain(
-      ". The token comes from input 'semaphore-token' (the SEMAPHORE_TOKEN secret in the README's workflows)",
+      ". The token comes from input 'semaphore-token' (the SEMAPHORE_GC_TOKEN secret in the README's workflows)",
     );
   });
 });
@@ -332,7 +332,22 @@ describe('adopting slots that already hold data', () => {
     const path = await configFor('marked');
     await client.add({ type: 'marked', slug: 'preview-1' });
     twin.seed(tenantData(config, 'preview-1', 'left-over'));
-    const release = await cli(['release', '--slot', 'preview-1', '--force', '--config', path]);
+    const release = await cli([
+      'release',
+      ...[
+        '--slot',
+        'preview-1',
+        '--force',
+        '--holder',
+        'pr-1',
+        '--generation',
+        '0',
+        '--note',
+        'left-over',
+        '--yes',
+      ],
+      ...['--config', path],
+    ]);
     expect(release.stdout).toContain(
       'Nothing to release: preview-1 was not leased. To have its data erased anyway: preview-gc slots mark-dirty preview-1',
     );

@@ -60,9 +60,12 @@ afterAll(async () => {
   await rm(bundleDir, { recursive: true, force: true });
 });
 
-function startCli(args: string[]): { child: ChildProcess; result: Promise<CliResult> } {
+function startCli(
+  args: string[],
+  options: { stdin?: 'pipe' } = {},
+): { child: ChildProcess; result: Promise<CliResult> } {
   const config = args.includes('--config') ? [] : ['--config', DEMO_CONFIG_PATH];
-  const started = startNode(cliBundle, [...args, ...config], env);
+  const started = startNode(cliBundle, [...args, ...config], env, options);
   const result = started.result.then((done) => {
     printed.push(done.stdout, done.stderr);
     return done;
@@ -102,6 +105,9 @@ describe('status', () => {
     expect(result.stdout.match(/leased \(expired\) +pr-\d+ +expired/g)).toHaveLength(3);
     expect(result.stdout).toMatch(/preview-2 +leased +pr-1601 +ends in/);
     expect(result.stdout).toMatch(/preview-4 +available +– +– +yes/);
+    expect(result.stdout.trim().split('\n').at(-1)).toBe(
+      'Signed in to the semaphore as admin: it may do everything: read, lease, force, mark slots dirty, add and remove slots.',
+    );
   });
 
   it('prints the run report as JSON with --json', async () => {
@@ -109,6 +115,7 @@ describe('status', () => {
     const report = JSON.parse(result.stdout) as RunReport;
     expect(result.code, show(result)).toBe(0);
     expect(report.command).toBe('status');
+    expect(report).toMatchObject({ semaphoreRole: { role: 'admin', holder: null } });
     expect(report.poolAfter?.map((row) => row.slug)).toEqual(demoSlugs(9));
     expect(report.expired).toBe(3);
   });
@@ -182,14 +189,78 @@ describe('cleanup', () => {
 });
 
 describe('release', () => {
-  it('--force releases a live lease and says whose it was', async () => {
-    const result = await cli(['release', '--slot', 'preview-7', '--force']);
+  /** `release --force` of the lease `status` shows on the slot, asking to confirm unless `--yes`. */
+  async function forceArgs(slug: string, ...more: string[]): Promise<string[]> {
+    const slot = await client.find(DEMO_POOL, slug);
+    const named = ['--holder', slot.holder ?? '', '--generation', String(slot.generation)];
+    return ['release', '--slot', slug, '--force', ...named, '--note', 'by hand', ...more];
+  }
+
+  it('--force needs the lease it ends (holder, generation) and a note, before any call', async () => {
+    for (const args of [
+      ['release', '--slot', 'preview-7', '--force'],
+      ['release', '--slot', 'preview-7', '--force', '--holder', 'pr-1603', '--generation', '1'],
+      ['release', '--slot', 'preview-7', '--force', '--holder', 'pr-1603', '--note', 'x'],
+    ]) {
+      const result = await cli(args);
+      expect(result.code, show(result)).toBe(2);
+      expect(result.stderr).toContain('release --force needs the lease you mean and why');
+    }
+    const noTerminal = await cli(await forceArgs('preview-7'));
+    expect(noTerminal.code, show(noTerminal)).toBe(1);
+    expect(noTerminal.stdout).toContain(
+      'Not confirmed: nothing was released. The slot name to type is preview-7.',
+    );
+    const wrongHolder = await cli([
+      ...(await forceArgs('preview-7')).slice(0, 5),
+      'pr-1604',
+      '--generation',
+      '1',
+      '--note',
+      'x',
+      '--yes',
+    ]);
+    expect(wrongHolder.code, show(wrongHolder)).toBe(1);
+    expect(wrongHolder.stdout).toContain('Nothing released: preview-7 is not the lease you named ("pr-1604"');
+    expect((await slotsBySlug()).get('preview-7')).toMatchObject({ leaseState: 'leased', holder: 'pr-1603' });
+  });
+
+  // Found by a hostile read: `release --force` ended whatever lease was there, with no condition, no
+  // note and no confirmation. Now the lease named, pinned as read, confirmed by typing the slot's name.
+  it('--force asks to confirm, and releases nothing when the lease was renewed while it asked', async () => {
+    const before = await client.find(DEMO_POOL, 'preview-7');
+    const asking = startCli(await forceArgs('preview-7'), { stdin: 'pipe' });
+    let stderr = '';
+    await new Promise<void>((resolve) => {
+      asking.child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('to confirm: ')) resolve();
+      });
+    });
+    expect(stderr).toContain('Force-release preview-7: this ends the live lease of');
+    // The deploy of pr-1603 pushes again while the person reads the question.
+    await client.acquire({ type: DEMO_POOL, holder: 'pr-1603', leaseMs: 600_000, reuseHeld: true });
+    asking.child.stdin?.end('preview-7\n');
+    const result = await asking.result;
+    expect(result.code, show(result)).toBe(1);
+    expect(result.stdout).toContain(
+      `Nothing released: preview-7 changed after it was read (pr-1603 held it at generation ${before.generation}, lease version ${before.leaseVersion}; pr-1603 holds it now, generation ${before.generation}, lease version ${(before.leaseVersion ?? 0) + 1})`,
+    );
+    expect((await slotsBySlug()).get('preview-7')).toMatchObject({ leaseState: 'leased', holder: 'pr-1603' });
+  });
+
+  it('--force releases a live lease once confirmed, says whose it was, and keeps the note', async () => {
+    const asking = startCli(await forceArgs('preview-7'), { stdin: 'pipe' });
+    asking.child.stdin?.end('preview-7\n');
+    const result = await asking.result;
     expect(result.code, show(result)).toBe(0);
     expect(result.stdout).toContain(
       '✔ Released preview-7 in pool preview-slot (held by pr-1603, lease was live).',
     );
     expect(result.stdout).toContain('It is dirty: the next gc or its next acquirer erases it.');
     expect((await slotsBySlug()).get('preview-7')).toMatchObject({ leaseState: 'available', dirty: true });
+    const [event] = await client.events(DEMO_POOL, 'preview-7', 1);
+    expect(event).toMatchObject({ event: 'force-released', holder: 'pr-1603', detail: { note: 'by hand' } });
   });
 
   it('--lease-id releases that lease only, and once', async () => {
@@ -210,6 +281,7 @@ describe('release', () => {
       dirty: true,
       holder: 'manual-ana',
       generation: 1,
+      leaseVersion: 1,
       conditionFailed: false,
     });
     const again = await cli(['release', '--slot', 'preview-5', '--lease-id', leaseId]);
@@ -220,7 +292,19 @@ describe('release', () => {
   });
 
   it('exits 1 for a slot the pool does not have', async () => {
-    const result = await cli(['release', '--slot', 'preview-99', '--force']);
+    const result = await cli([
+      'release',
+      '--slot',
+      'preview-99',
+      '--force',
+      '--holder',
+      'x',
+      '--generation',
+      '0',
+      '--note',
+      'n',
+      '--yes',
+    ]);
     expect(result.code, show(result)).toBe(1);
     expect(result.stderr).toContain("preview-gc release: pool 'preview-slot' has no slot 'preview-99'");
   });
@@ -260,7 +344,7 @@ describe('slots', () => {
     expect(result.code, show(result)).toBe(1);
     expect(result.stdout).toMatch(/preview-10 +- remove/);
     expect(result.stdout).toMatch(
-      /preview-9 +! keep +a live lease of pr-1700 holds it; run gc, or release it first: preview-gc release --slot preview-9 --force/,
+      /preview-9 +! keep +a live lease of pr-1700 holds it; run gc, or release it first: preview-gc release --slot preview-9 --force --holder pr-1700 --generation \d+ --note why/,
     );
     const slots = await slotsBySlug();
     expect(slots.has('preview-10')).toBe(false);
@@ -291,7 +375,22 @@ describe('slots', () => {
     const prune = await cli(['slots', 'sync', '--slugs', 'preview-1,preview-2', '--prune']);
     expect(prune.code, show(prune)).toBe(0);
     expect(prune.stdout).toMatch(/preview-9 +! keep +a live lease of pr-1700 holds it/);
-    expect(prune.stdout).toContain('added 0, removed 8, kept 1 that may not go.');
+    // preview-5 and preview-7 were released dirty by hand: their data would stay behind.
+    expect(prune.stdout).toMatch(/preview-5 +! keep +dirty: it may hold data/);
+    expect(prune.stdout).toContain('added 0, removed 6, kept 3 that may not go.');
+    const dirtyToo = await cli([
+      'slots',
+      'sync',
+      '--slugs',
+      'preview-1,preview-2',
+      '--prune',
+      '--allow-dirty',
+    ]);
+    expect(dirtyToo.code, show(dirtyToo)).toBe(0);
+    expect(dirtyToo.stdout).toMatch(
+      /preview-7 +- remove +not in the list \(dirty: its Cloudflare resources keep their data\)/,
+    );
+    expect(dirtyToo.stdout).toContain('added 0, removed 2, kept 1 that may not go.');
     expect([...(await slotsBySlug()).keys()]).toEqual(['preview-1', 'preview-2', 'preview-9']);
   });
 });

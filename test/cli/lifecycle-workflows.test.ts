@@ -81,7 +81,8 @@ describe('the workflows adopters copy', () => {
     const [deploy, gc, cleanup] = (await load()).map((pair) => pair.depot);
     const checkout = cleanup?.jobs.cleanup?.steps.find((step) => step.uses?.startsWith('actions/checkout'));
     expect(checkout?.with).toEqual({ ref: '${{ github.event.repository.default_branch }}' });
-    expect(deploy?.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    // id-token: write is the deploy's sign-in to the semaphore (its OIDC token), in place of a secret.
+    expect(deploy?.permissions).toEqual({ contents: 'read', 'pull-requests': 'write', 'id-token': 'write' });
     expect(gc?.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
     const acquire = deploy?.jobs.deploy?.steps.find((step) => step.with?.command === 'acquire');
     expect(acquire?.with).toMatchObject({ command: 'acquire', comment: true });

@@ -13,15 +13,19 @@ function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env };
 }
 
-/** Starts `node <script> ...args`; `result` settles when it exits. */
+/**
+ * Starts `node <script> ...args`; `result` settles when it exits. With `stdin: 'pipe'` the test types
+ * into `child.stdin` (a confirmation); otherwise stdin is empty.
+ */
 export function startNode(
   script: string,
   args: readonly string[],
   env: Record<string, string | undefined> = {},
+  options: { stdin?: 'pipe' } = {},
 ): { child: ChildProcess; result: Promise<CliResult> } {
   const child = spawn(process.execPath, [script, ...args], {
     env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
   });
   const result = new Promise<CliResult>((resolve, reject) => {
     let stdout = '';

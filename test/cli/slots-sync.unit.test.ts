@@ -30,21 +30,31 @@ describe('planSync', () => {
     ]);
   });
 
-  it('with --prune removes free extras, never a leased one, expired lease included', () => {
+  it('with --prune removes free clean extras at the generation listed, never a leased one, expired lease included', () => {
     const plan = planSync(pool, ['preview-1'], true);
-    expect(plan.map(({ slug, action }) => [slug, action])).toEqual([
-      ['preview-1', 'unchanged'],
-      ['preview-2', 'keep'],
-      ['preview-3', 'keep'],
-      ['preview-4', 'remove'],
-      ['preview-5', 'remove'],
+    expect(plan.map(({ slug, action, generation }) => [slug, action, generation])).toEqual([
+      ['preview-1', 'unchanged', undefined],
+      ['preview-2', 'keep', undefined],
+      ['preview-3', 'keep', undefined],
+      ['preview-4', 'keep', undefined],
+      ['preview-5', 'remove', 3],
     ]);
     expect(plan.find((change) => change.slug === 'preview-3')?.reason).toBe(
-      'an expired lease of pr-8 holds it; run gc, or release it first: preview-gc release --slot preview-3 --force',
+      'an expired lease of pr-8 holds it; run gc, or release it first: preview-gc release --slot preview-3 --force --holder pr-8 --generation 3 --note why',
     );
-    expect(plan.find((change) => change.slug === 'preview-4')?.reason).toBe(
-      'not in the list (dirty: its Cloudflare resources keep their data)',
+    expect(plan.find((change) => change.slug === 'preview-4')?.reason).toMatch(
+      /^dirty: it may hold data, which no sweep erases once it leaves the pool; run gc first .*--allow-dirty$/,
     );
+  });
+
+  it('with --prune --allow-dirty removes a dirty extra too, saying its data stays', () => {
+    const plan = planSync(pool, ['preview-1'], true, true);
+    expect(plan.find((change) => change.slug === 'preview-4')).toEqual({
+      slug: 'preview-4',
+      action: 'remove',
+      generation: 3,
+      reason: 'not in the list (dirty: its Cloudflare resources keep their data)',
+    });
   });
 });
 

@@ -93,6 +93,15 @@ describe('npm run stack', () => {
       expect(swept.code, show(swept)).toBe(0);
       expect(swept.stdout.split('\n')[0]).toBe('✔ preview-gc gc on pool shop-preview: 2 of 2 reclaimed');
       expect(swept.stdout).toContain('shop-preview-1-db: deleted 20 rows in 1 table');
+      // Each role has its own token; the read role's only looks.
+      expect(printed).toContain(
+        "# other roles: SEMAPHORE_TOKEN='dev-gc-token' signs in as gc, SEMAPHORE_TOKEN='dev-read-token' as read",
+      );
+      const viewer = { ...env, SEMAPHORE_TOKEN: 'dev-read-token' };
+      const looked = await runCli(['status', '--config', path], viewer);
+      expect(looked.stdout.trim().split('\n').at(-1)).toMatch(/^Signed in to the semaphore as read: /);
+      const refused = await runCli(['slots', 'mark-dirty', 'preview-1', '--config', path], viewer);
+      expect(refused.stdout).toContain('the read role may not change anything');
     } finally {
       stack.child.kill('SIGINT');
     }

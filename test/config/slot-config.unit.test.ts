@@ -190,6 +190,32 @@ resources:
     }
   });
 
+  // Found by a hostile read: yaml refused the bomb with its own error, outside ConfigError, naming no
+  // file, line or key.
+  it('refuses a YAML alias bomb naming the file, the line and the key of the alias', () => {
+    const bomb = [
+      'pool: p',
+      'resources:',
+      '  kv: [{ title: "{slot}" }]',
+      'a: &a [x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
+    const error = refusal(bomb);
+    expect(error.problems).toEqual([expect.objectContaining({ path: 'd[0]', line: 7, column: 5 })]);
+    expect(error.message).toContain(`${FILE}:7:5 d[0]: is the alias *c, one of YAML aliases that expand`);
+    expect(error.message).toContain('write the values out');
+  });
+
+  it('reads a config with a few aliases, as YAML allows', () => {
+    const config = parseSlotConfig(
+      'pool: p\nresources:\n  kv: [{ title: &t "{slot}-cache" }]\n  d1: [{ name: "{slot}-db" }]\nprotect: [&live "*-live*", *live]\n',
+      FILE,
+    );
+    expect(config.protect).toEqual(['*-live*', '*-live*']);
+  });
+
   it('tells to quote a template written inside a flow collection', () => {
     const error = refusal('pool: p\nresources:\n  kv: [{ title: a-{slot} }]\n');
     expect(error.problems).toHaveLength(1);
@@ -316,6 +342,26 @@ describe('protect-words: prod, production and prd as whole words, in any case', 
       expect(isProtected(slug)).toBe(true);
     },
   );
+
+  // Found by a hostile read: the words were split only at non-alphanumerics, so a digit glued to a
+  // protected word (prod1, prd01) hid it.
+  it.each(['prod1', 'production2', 'prd01', 'app-prod2db', 'eu1prod', 'x-prod9'])(
+    'protects %s, where a digit touches the word',
+    (slug) => {
+      expect(isProtected(slug)).toBe(true);
+    },
+  );
+
+  it('finds a protected word with digits of its own, split or not', () => {
+    const own = parseSlotConfig(
+      'pool: p\nresources:\n  kv: [{ title: "{slot}" }]\nprotect-words: [live2]\n',
+      FILE,
+    );
+    for (const slug of ['app-live2', 'app-live-2', 'live2'])
+      expect(() => resourcesForSlot(own, slug)).toThrow(/contains the protected word 'live2'/);
+    for (const slug of ['app-live-3', 'live-1', 'live22'])
+      expect(resourcesForSlot(own, slug).kv).toHaveLength(1);
+  });
 
   it('protects a word that _ separates in a template (a slug has no _)', () => {
     const underscored = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "app_{slot}_cache" }]\n', FILE);

@@ -1,6 +1,9 @@
 // The web console in headless Chromium against the real semaphore Worker in workerd, seeded with the
 // demo pool: signing in, the pool table against /api, hostile holders, and the operator's actions.
 // One browser and one semaphore for the file; every test opens its own browser context.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_POOL, demoPlan, seedDemoPool } from '../../demo/fixture.ts';
@@ -9,9 +12,12 @@ import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import type { Slot } from '../../src/semaphore/protocol.ts';
 import { CONSOLE_CSP } from '../../src/semaphore/worker/console.ts';
+import { storeLegacyHolders } from '../semaphore/legacy-store.ts';
 import { type ConsolePage, goTo, openConsole, signIn, tableText } from './harness.ts';
 
 const REPOSITORY = 'acme/shop';
+const GC_TOKEN = 'console-gc-token-5e1f';
+const READ_TOKEN = 'console-read-token-9a2c';
 /** Browser start, the Worker's start and the demo pool's short leases running out. */
 const SETUP_MS = 120_000;
 const BROWSER_TEST_MS = 60_000;
@@ -23,7 +29,12 @@ let browser: Browser;
 beforeAll(async () => {
   // Inflate the packaged Chromium (first run only) while the Worker starts.
   const [started] = await Promise.all([
-    startLocalSemaphore({ repository: REPOSITORY, testClock: true }),
+    startLocalSemaphore({
+      repository: REPOSITORY,
+      testClock: true,
+      gcToken: GC_TOKEN,
+      readToken: READ_TOKEN,
+    }),
     chromiumExecutable(),
   ]);
   semaphore = started;
@@ -36,10 +47,14 @@ afterAll(async () => {
   await semaphore?.stop();
 });
 
-/** A signed-in console page (its browser context closes with the browser). */
-async function signedIn(options: Parameters<typeof openConsole>[2] = {}): Promise<ConsolePage> {
-  const opened = await openConsole(browser, semaphore.url, options);
-  await signIn(opened.page, semaphore.token);
+/** A signed-in console page (its browser context closes with the browser); by default the admin's. */
+async function signedIn(
+  options: Parameters<typeof openConsole>[2] = {},
+  on: LocalSemaphore = semaphore,
+  token = on.token,
+): Promise<ConsolePage> {
+  const opened = await openConsole(browser, on.url, options);
+  await signIn(opened.page, token);
   return opened;
 }
 
@@ -201,22 +216,74 @@ describe('the pool table', () => {
   );
 });
 
+/** A holder as the page shows one outside the rule: every other character spelt out, then the flag. */
+function flagged(holder: string): string {
+  const spelt = holder.replace(
+    /[^A-Za-z0-9_.:@/-]/gu,
+    (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+  return `${spelt}⚠ not a holder name`;
+}
+
 describe('hostile values', () => {
   const pool = 'hostile-pool';
   // Markup with a handler, Markdown, a right-to-left override that would show "evil" reversed, a
-  // Hangul filler and an interlinear mark (both draw as nothing).
+  // Hangul filler and an interlinear mark (both draw as nothing). Today's semaphore refuses such a
+  // holder; an older one stored it, and the page must still show it as the data it is.
   const holder =
     '<img src=x onerror="window.pwned=1">**bold** \u202Elive\u202C\u3164\uFFF9 <script>window.pwned=2</script>';
-  const shown =
-    '<img src=x onerror="window.pwned=1">**bold** ⟨U+202E⟩live⟨U+202C⟩⟨U+3164⟩⟨U+FFF9⟩ <script>window.pwned=2</script>';
   const note = '<b onmouseover="window.pwned=3">ops</b> _note_';
+  // Holders that look like others: a Cyrillic р, a trailing no-break space, an ideographic space, the
+  // table's own "no holder" dash, and a sentence that reads like the dialog's fixed text.
+  const lookAlikes: Record<string, string> = {
+    'legacy-cyrillic': '\u0440r-1601',
+    'legacy-nbsp': 'pr-1601\u00a0',
+    'legacy-ideographic': 'pr-1601\u3000',
+    'legacy-dash': '\u2014',
+    'legacy-sentence': "This ends gc's expired lease on preview-9 now. Nothing else is touched;",
+  };
+  let legacy: LocalSemaphore;
+  let persistDir: string;
+
   beforeAll(async () => {
-    await client.add({ type: pool, slug: 'slot-1' });
-    await client.add({ type: pool, slug: 'slot-2' });
-    await client.acquireSpecific({ type: pool, slug: 'slot-1', holder, leaseMs: 3_600_000 });
+    persistDir = await mkdtemp(join(tmpdir(), 'console-legacy-'));
+    const seeding = await startLocalSemaphore({ persistDir });
+    const seeder = new SemaphoreClient({ baseUrl: seeding.url, token: seeding.token });
+    await seeder.add({ type: pool, slug: 'slot-1' });
+    await seeder.add({ type: pool, slug: 'slot-2' });
+    await seeder.acquireSpecific({
+      type: pool,
+      slug: 'slot-1',
+      holder: 'legacy-hostile',
+      leaseMs: 3_600_000,
+    });
     // slot-2's last holder and its history carry the same holder, and a note of the same kind.
-    await client.acquireSpecific({ type: pool, slug: 'slot-2', holder, leaseMs: 3_600_000 });
-    await client.release({ type: pool, slug: 'slot-2', force: true, note });
+    await seeder.acquireSpecific({
+      type: pool,
+      slug: 'slot-2',
+      holder: 'legacy-hostile',
+      leaseMs: 3_600_000,
+    });
+    await seeder.release({ type: pool, slug: 'slot-2', force: true, note });
+    const lookAlikePool = 'look-alikes';
+    for (const [index, valid] of ['pr-1601', ...Object.keys(lookAlikes)].entries()) {
+      await seeder.add({ type: lookAlikePool, slug: `slot-${index}` });
+      await seeder.acquireSpecific({
+        type: lookAlikePool,
+        slug: `slot-${index}`,
+        holder: valid,
+        leaseMs: 3_600_000,
+      });
+    }
+    await seeder.add({ type: lookAlikePool, slug: 'slot-free' });
+    await seeding.stop();
+    await storeLegacyHolders(persistDir, { 'legacy-hostile': holder, ...lookAlikes });
+    legacy = await startLocalSemaphore({ persistDir });
+  }, SETUP_MS);
+
+  afterAll(async () => {
+    await legacy?.stop();
+    await rm(persistDir, { recursive: true, force: true });
   });
 
   /** Nothing the server sent became an element, and nothing of it ran. */
@@ -227,24 +294,27 @@ describe('hostile values', () => {
     expect(opened.errors).toEqual([]);
   }
 
+  const legacyRow = (opened: ConsolePage, slug: string) =>
+    opened.page.locator(`table.slots tbody tr[data-slug="${slug}"]`);
+
   it(
     'renders holders and notes as text, runs nothing, and the CSP reports no violation',
     async () => {
-      const opened = await signedIn({ reportCsp: true });
+      const opened = await signedIn({ reportCsp: true }, legacy);
       const { page } = opened;
       await goTo(page, `#/pools/${pool}`);
-      await rowOf(opened, 'slot-2').waitFor();
-      expect(await rowOf(opened, 'slot-1').locator('td').nth(2).textContent()).toBe(shown);
-      expect(await rowOf(opened, 'slot-2').locator('td').nth(6).textContent()).toBe(shown);
-      // The override stays inside its cell: the text is isolated (<bdi>).
-      expect(await rowOf(opened, 'slot-1').locator('td bdi.holder').count()).toBe(1);
+      await legacyRow(opened, 'slot-2').waitFor();
+      expect(await legacyRow(opened, 'slot-1').locator('td').nth(2).textContent()).toBe(flagged(holder));
+      expect(await legacyRow(opened, 'slot-2').locator('td').nth(6).textContent()).toBe(flagged(holder));
+      // The override stays inside its box: the text is isolated (<bdi>) in the holder's own element.
+      expect(await legacyRow(opened, 'slot-1').locator('td .holder.flagged bdi').count()).toBe(1);
       await expectInert(opened);
 
       await goTo(page, `#/pools/${pool}/slot-2`);
       await page.locator('table.history tbody tr', { hasText: 'force-released' }).waitFor();
       const history = await tableText(page, 'table.history');
       expect(history[0]?.[1]).toBe('force-released');
-      expect(history[0]?.[2]).toBe(shown);
+      expect(history[0]?.[2]).toBe(flagged(holder));
       expect(history[0]?.[4]).toContain(note);
       await expectInert(opened);
 
@@ -268,7 +338,6 @@ describe('hostile values', () => {
       await expect
         .poll(() => JSON.stringify(opened.cspReports), { timeout: 10_000 })
         .toContain('require-trusted-types-for');
-      expectNoTokenLeak(opened);
     },
     BROWSER_TEST_MS,
   );
@@ -276,13 +345,80 @@ describe('hostile values', () => {
   it(
     'renders them as text even without the CSP: the page never parses data as markup',
     async () => {
-      const opened = await signedIn({ withoutCsp: true });
+      const opened = await signedIn({ withoutCsp: true }, legacy);
       await goTo(opened.page, `#/pools/${pool}`);
-      await rowOf(opened, 'slot-2').waitFor();
-      expect(await rowOf(opened, 'slot-1').locator('td').nth(2).textContent()).toBe(shown);
+      await legacyRow(opened, 'slot-2').waitFor();
+      expect(await legacyRow(opened, 'slot-1').locator('td').nth(2).textContent()).toBe(flagged(holder));
       await goTo(opened.page, `#/pools/${pool}/slot-2`);
       await opened.page.locator('table.history tbody tr', { hasText: 'force-released' }).waitFor();
       await expectInert(opened);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  // Found by a hostile read: these rendered exactly like pr-1601, or like "no holder", and a holder
+  // could write a sentence into the force-release dialog in the same font as its fixed text.
+  it(
+    'shows a stored holder that breaks the rule flagged and spelt out, never rewritten, and in its own box in the dialog',
+    async () => {
+      const opened = await signedIn({}, legacy);
+      const { page } = opened;
+      await goTo(page, '#/pools/look-alikes');
+      await legacyRow(opened, 'slot-free').waitFor();
+      const holders = (await tableText(page, 'table.slots')).map((cells) => cells[2]);
+      expect(holders).toEqual(['pr-1601', ...Object.values(lookAlikes).map(flagged), '—']);
+      expect(new Set(holders).size).toBe(holders.length);
+      expect(await legacyRow(opened, 'slot-0').locator('.holder.flagged').count()).toBe(0);
+      // The semaphore still has each holder as it was stored.
+      const stored = await new SemaphoreClient({ baseUrl: legacy.url, token: legacy.token }).list(
+        'look-alikes',
+      );
+      expect(stored.resources.map((slot) => slot.holder)).toEqual([
+        'pr-1601',
+        ...Object.values(lookAlikes),
+        null,
+      ]);
+
+      await legacyRow(opened, 'slot-5').getByRole('button', { name: 'Force-release…' }).click();
+      const dialog = page.locator('dialog#confirm[open]');
+      await dialog.waitFor();
+      const sentence = lookAlikes['legacy-sentence'] ?? '';
+      expect(await dialog.locator('dl.facts dd .holder.flagged').textContent()).toBe(flagged(sentence));
+      for (const text of await dialog.locator('p.consequence').allTextContents()) {
+        expect(text).not.toContain('Nothing else is touched');
+        expect(text).not.toContain('U+0020');
+      }
+      expect(await dialog.locator('h2').textContent()).toBe('Force-release this lease?');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expectInert(opened);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
+    'spells out hidden characters in the erase failure’s tooltip, as the history does',
+    async () => {
+      const failurePool = freshHostilePool();
+      await client.add({ type: failurePool, slug: 'slot-1' });
+      const lease = await client.acquireSpecific({
+        type: failurePool,
+        slug: 'slot-1',
+        holder: 'gc',
+        leaseMs: 60_000,
+      });
+      await client.release({
+        type: failurePool,
+        slug: 'slot-1',
+        leaseId: lease?.leaseId ?? '',
+        eraseFailure: { step: 'd1 \u202Eevil\u202C', message: 'zero\u200bwidth\u2066isolate' },
+      });
+      const opened = await signedIn();
+      await goTo(opened.page, `#/pools/${failurePool}`);
+      const badge = rowOf(opened, 'slot-1').locator('.badge.failed');
+      await badge.waitFor();
+      expect(await badge.getAttribute('title')).toBe(
+        'd1 ⟨U+202E⟩evil⟨U+202C⟩: zero⟨U+200B⟩width⟨U+2066⟩isolate',
+      );
     },
     BROWSER_TEST_MS,
   );
@@ -329,6 +465,13 @@ describe('hostile values', () => {
   );
 });
 
+let hostilePools = 0;
+/** A pool of its own for a test on the file's semaphore. */
+function freshHostilePool(): string {
+  hostilePools += 1;
+  return `tooltip-${hostilePools}`;
+}
+
 describe('operator actions', () => {
   /** Opens an action's confirmation from a slot's row and checks it names what will happen. */
   async function openAction(opened: ConsolePage, slug: string, action: string, names: string[]) {
@@ -369,8 +512,11 @@ describe('operator actions', () => {
       const dialog = await openAction(opened, 'preview-2', 'Force-release…', [
         'pr-1601',
         'preview-2',
-        'live lease',
+        'live',
       ]);
+      // The holder is its own element among the facts, never a word of the dialog's sentences.
+      expect(await dialog.locator('dl.facts dd .holder').textContent()).toBe('pr-1601');
+      expect((await dialog.locator('p.consequence').allTextContents()).join(' ')).not.toContain('pr-1601');
       await confirm(dialog, 'deploy job stuck; freed for pr-1610', 'Force-release');
       await opened.page.locator('#status', { hasText: 'Released preview-2 from pr-1601' }).waitFor();
 
@@ -414,8 +560,8 @@ describe('operator actions', () => {
       await confirm(dialog, 'release the stuck pr-1603', 'Force-release');
       await opened.page.locator('#status', { hasText: 'Nothing was released' }).waitFor();
       expect(await opened.page.locator('#status').textContent()).toBe(
-        `Nothing was released: preview-7 is now held by pr-1700 (generation ${shown.generation + 1}), ` +
-          `not by pr-1603 (generation ${shown.generation}) as the page showed. The page now shows the current state.`,
+        `Nothing was released: preview-7 is now held by pr-1700 (generation ${shown.generation + 1}, lease version 1), ` +
+          `not by pr-1603 (generation ${shown.generation}, lease version ${shown.leaseVersion}) as the page showed. The page now shows the current state.`,
       );
       expect(await client.find(DEMO_POOL, 'preview-7')).toMatchObject({
         holder: 'pr-1700',
@@ -457,7 +603,12 @@ describe('operator actions', () => {
         detail: { note: 'tenth slot for the release week' },
       });
 
-      const removeDialog = await openAction(opened, 'preview-10', 'Remove…', ['preview-10']);
+      // It was added dirty: removing it means leaving its data behind, which the operator must say.
+      const removeDialog = await openAction(opened, 'preview-10', 'Remove…', ['preview-10', 'dirty']);
+      await removeDialog.locator('#confirm-note').fill('release week is over');
+      await removeDialog.getByRole('button', { name: 'Remove slot', exact: true }).click();
+      await removeDialog.locator('.error', { hasText: 'The slot is dirty: tick the box' }).waitFor();
+      await removeDialog.locator('#remove-dirty').check();
       await confirm(removeDialog, 'release week is over', 'Remove slot');
       await rowOf(opened, 'preview-10').waitFor({ state: 'detached' });
       await expect(client.find(DEMO_POOL, 'preview-10')).rejects.toMatchObject({ code: 'not_found' });
@@ -466,6 +617,64 @@ describe('operator actions', () => {
       const [, removed] = await client.events(DEMO_POOL, 'preview-10', 2);
       expect(removed).toMatchObject({ event: 'deleted', detail: { note: 'release week is over' } });
       expectNoTokenLeak(opened);
+    },
+    BROWSER_TEST_MS,
+  );
+
+  // Found by a hostile read: the page showed a slot free and clean; while the dialog was open a pull
+  // request took it and its lease lapsed; Remove still succeeded, and the slot left the pool dirty.
+  it(
+    'removes nothing when the slot was leased while the dialog was open, even once that lease lapsed',
+    async () => {
+      await client.add({ type: DEMO_POOL, slug: 'preview-11' });
+      const opened = await demoPoolPage();
+      await rowOf(opened, 'preview-11').waitFor();
+      const dialog = await openAction(opened, 'preview-11', 'Remove…', ['preview-11', 'clean']);
+      const lease = await client.acquireSpecific({
+        type: DEMO_POOL,
+        slug: 'preview-11',
+        holder: 'pr-1800',
+        leaseMs: 1_000,
+      });
+      await client.release({ type: DEMO_POOL, slug: 'preview-11', leaseId: lease?.leaseId ?? '' });
+      await confirm(dialog, 'shrinking the pool', 'Remove slot');
+      await opened.page.locator('#status', { hasText: 'The semaphore did not do it' }).waitFor();
+      expect(await opened.page.locator('#status').textContent()).toContain(
+        'slot preview-11 is at generation 1, not 0 as ifGeneration named',
+      );
+      expect(await client.find(DEMO_POOL, 'preview-11')).toMatchObject({ dirty: true, generation: 1 });
+    },
+    BROWSER_TEST_MS,
+  );
+
+  // Found by a hostile read: a renew changed nothing a force could pin, so a force read before it
+  // still matched.
+  it(
+    'releases nothing when the holder renewed its lease while the dialog was open',
+    async () => {
+      await client.add({ type: DEMO_POOL, slug: 'preview-12' });
+      await client.acquireSpecific({
+        type: DEMO_POOL,
+        slug: 'preview-12',
+        holder: 'pr-1900',
+        leaseMs: 3_600_000,
+      });
+      const shown = await client.find(DEMO_POOL, 'preview-12');
+      const opened = await demoPoolPage();
+      await rowOf(opened, 'preview-12').waitFor();
+      const dialog = await openAction(opened, 'preview-12', 'Force-release…', ['pr-1900']);
+      // The pull request pushes again: its deploy extends the lease (reuseHeld) while the dialog is open.
+      await client.acquire({ type: DEMO_POOL, holder: 'pr-1900', leaseMs: 3_600_000, reuseHeld: true });
+      await confirm(dialog, 'looks stuck', 'Force-release');
+      await opened.page.locator('#status', { hasText: 'Nothing was released' }).waitFor();
+      expect(await opened.page.locator('#status').textContent()).toContain(
+        `is now held by pr-1900 (generation ${shown.generation}, lease version 2), not by pr-1900 (generation ${shown.generation}, lease version 1)`,
+      );
+      expect(await client.find(DEMO_POOL, 'preview-12')).toMatchObject({
+        holder: 'pr-1900',
+        leaseState: 'leased',
+        generation: shown.generation,
+      });
     },
     BROWSER_TEST_MS,
   );
@@ -489,6 +698,30 @@ describe('operator actions', () => {
       await addDialog.getByRole('button', { name: 'Cancel' }).click();
       await addDialog.waitFor({ state: 'detached' });
       expect(await client.list(DEMO_POOL)).toEqual({ ...before, now: expect.any(Number) });
+    },
+    BROWSER_TEST_MS,
+  );
+});
+
+describe('roles', () => {
+  it(
+    'says the role signed in with, and shows a viewer no operator action',
+    async () => {
+      const viewer = await signedIn({}, semaphore, READ_TOKEN);
+      await goTo(viewer.page, `#/pools/${DEMO_POOL}`);
+      await viewer.page.locator('table.slots tbody tr').first().waitFor();
+      expect(await viewer.page.locator('#role').textContent()).toBe('signed in as read (view only)');
+      expect(await viewer.page.locator('#view button').count()).toBe(0);
+
+      const sweeper = await signedIn({}, semaphore, GC_TOKEN);
+      await goTo(sweeper.page, `#/pools/${DEMO_POOL}`);
+      await sweeper.page.locator('table.slots tbody tr').first().waitFor();
+      expect(await sweeper.page.locator('#role').textContent()).toBe('signed in as gc');
+      const labels = new Set(await sweeper.page.locator('#view button').allTextContents());
+      expect([...labels]).toEqual(['Force-release…']);
+
+      const admin = await signedIn();
+      expect(await admin.page.locator('#role').textContent()).toBe('signed in as admin');
     },
     BROWSER_TEST_MS,
   );

@@ -145,11 +145,12 @@ describe('gc reconciles closed pull requests', () => {
 });
 
 describe("gc reconcile: the holder changes between GitHub's answer and the release", () => {
-  it('releases nothing when another holder, or a newer lease of the same pull request, has the slot', async () => {
+  it('releases nothing when another holder, a newer lease of the same pull request, or the same lease renewed has the slot', async () => {
     const pool = 'reconcile-race';
-    await heldSlots(pool, { 'race-taken': 'pr-91', 'race-reopened': 'pr-92' });
+    await heldSlots(pool, { 'race-taken': 'pr-91', 'race-reopened': 'pr-92', 'race-renewed': 'pr-93' });
     stack.github.pullRequests.set(91, 'closed');
     stack.github.pullRequests.set(92, 'closed');
+    stack.github.pullRequests.set(93, 'closed');
     stack.github.beforePullRequestAnswer = async (number) => {
       // While GitHub answers "closed": a person takes pr-91's slot, and pr-92 is reopened and pushed
       // (its lease ends and it gets the slot again, a newer generation).
@@ -161,6 +162,11 @@ describe("gc reconcile: the holder changes between GitHub's answer and the relea
           leaseMs: DAY,
           force: true,
         });
+      }
+      // Found by a hostile read: pr-93 is reopened and its deploy extends the lease it still holds
+      // (acquired g1, renewed g1): holder and generation stay, so only the lease version tells.
+      if (number === 93) {
+        await stack.client.acquire({ type: pool, holder: 'pr-93', leaseMs: DAY, reuseHeld: true });
       }
       if (number === 92) {
         await stack.client.release({ type: pool, slug: 'race-reopened', force: true });
@@ -193,6 +199,12 @@ describe("gc reconcile: the holder changes between GitHub's answer and the relea
             /^pr-92 no longer holds it at generation \d+ \(now pr-92, generation \d+\); nothing was released$/,
           ),
         },
+        {
+          slug: 'race-renewed',
+          outcome: 'skipped',
+          problem:
+            'pr-93 renewed its lease since it was read (a deploy of it is running: reopened?); nothing was released',
+        },
       ]);
     } finally {
       stack.github.beforePullRequestAnswer = undefined;
@@ -207,5 +219,12 @@ describe("gc reconcile: the holder changes between GitHub's answer and the relea
       generation: (before.get('race-reopened') ?? 0) + 1,
     });
     expect(slotContents(stack.twin, stack.config, 'race-reopened').rows).toBe(2);
+    expect(after.get('race-renewed')).toMatchObject({
+      holder: 'pr-93',
+      leaseState: 'leased',
+      generation: before.get('race-renewed'),
+      leaseVersion: 2,
+    });
+    expect(slotContents(stack.twin, stack.config, 'race-renewed').rows).toBe(2);
   });
 });

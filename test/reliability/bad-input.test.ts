@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
 import type { RunReport } from '../../src/report/model.ts';
-import { secretForms } from '../../src/report/redact.ts';
+import { secretForms } from '../../src/text/redact.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { runAction } from '../support/action-run.ts';
 import { type InProcessRun, runActionInProcess } from '../support/in-process-action.ts';
@@ -347,6 +347,7 @@ function slot(slug: string, fields: Record<string, unknown> = {}): Record<string
     leasedUntil: NOW - 60_000,
     expired: true,
     generation: 3,
+    leaseVersion: 1,
     dirty: true,
     lastHolder: null,
     lastAcquiredAt: NOW - 120_000,
@@ -368,6 +369,7 @@ function lease(slug: string, fields: Record<string, unknown> = {}): Record<strin
     holder: 'gc',
     expiresAt: NOW + 1_800_000,
     generation: 4,
+    leaseVersion: 1,
     wasDirty: true,
     previousHolder: 'pr-5',
     reused: false,
@@ -396,7 +398,14 @@ function answering(script: Script): (request: StubRequest) => StubAnswer | undef
     if (route === 'release')
       return (
         script.release ??
-        ok({ released: true, dirty: false, holder: 'gc', generation: 4, conditionFailed: false })
+        ok({
+          released: true,
+          dirty: false,
+          holder: 'gc',
+          generation: 4,
+          leaseVersion: 1,
+          conditionFailed: false,
+        })
       );
     return undefined;
   };
@@ -526,7 +535,7 @@ describe('bad semaphore answers: a clear error naming the call and the field, no
           },
         },
       },
-      /the token Bearer \[the token\] is not known here/,
+      /the token Bearer \*\*\* is not known here/,
     ],
     [
       'a lease with generation 0',
@@ -671,7 +680,7 @@ describe('hostile answers: data, never code, never a token', () => {
       {
         list: ECHOING_ERROR,
       },
-      /The run stopped: bad type \[the token\] \[the token\]%(25)?2Fx QmVhcmVyI[\w+/]*\*\*\*[\w+/=]*\\n::warning/,
+      /The run stopped: bad type \*\*\* \*\*\*%(25)?2Fx QmVhcmVyI[\w+/]*\*\*\*[\w+/=]*\\n::warning/,
     ],
   ];
   it.each(cases)('%s: refused, nothing erased, nothing of it runs', async (_, script, message) => {
@@ -760,7 +769,7 @@ describe('hostile answers: data, never code, never a token', () => {
       });
       const result = await cli(['status']);
       expect(result.code).toBe(1);
-      expect(result.stdout).toMatch(/bad type \[the token\] \[the token\]%2Fx .*\\n::warning title=X::pwned/);
+      expect(result.stdout).toMatch(/bad type \*\*\* \*\*\*%2Fx .*\\n::warning title=X::pwned/);
       expectNeutral(result);
     });
 

@@ -148,23 +148,31 @@ describe('compare-and-release: a force releases only the lease it read', () => {
     expect(run.exitCode).toBe(0);
     expect(run.report?.slots).toMatchObject([{ slug: 'race-1', outcome: 'skipped', previousHolder: 'pr-7' }]);
     expect(run.report?.slots[0]?.problem).toMatch(
-      /the slot changed hands since it was listed: pr-8 holds it now \(generation \d+\), so nothing was done/,
+      /^the slot changed since it was read: pr-7 no longer holds it at generation \d+ \(now pr-8, generation \d+\), so nothing was done$/,
     );
     const force = proxy.requests.find((request) => request.path.endsWith('/release'));
-    expect(JSON.parse(force?.body ?? '{}')).toMatchObject({ force: true, ifHolder: 'pr-7' });
+    expect(JSON.parse(force?.body ?? '{}')).toMatchObject({
+      force: true,
+      ifHolder: 'pr-7',
+      ifLeaseVersion: 1,
+    });
   });
 
   it('preview-gc release --force releases nothing when the slot changed hands after it was read', async () => {
     const pr8 = await raceOnFind('race-cli', 'race-cli-1');
     const released = await runCli(
-      ['release', '--slot', 'race-cli-1', '--force', '--pool', 'race-cli', '--config', OWN_CONFIG],
+      [
+        'release',
+        ...['--slot', 'race-cli-1', '--force', '--holder', 'pr-7', '--generation', '1', '--note', 'stuck'],
+        ...['--yes', '--pool', 'race-cli', '--config', OWN_CONFIG],
+      ],
       { SEMAPHORE_URL: proxy.url, SEMAPHORE_TOKEN },
     );
     proxy.hooks.afterUpstream = undefined;
 
     expect(released.code).toBe(1);
     expect(released.stdout).toMatch(
-      /Nothing released: race-cli-1 changed hands after it was read \(pr-7 held it; pr-8 holds it now, generation \d+\)/,
+      /Nothing released: race-cli-1 changed after it was read \(pr-7 held it at generation 1, lease version 1; pr-8 holds it now, generation \d+, lease version 1\)/,
     );
     await expectPr8Keeps('race-cli', 'race-cli-1', pr8());
   });

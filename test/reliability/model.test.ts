@@ -1,12 +1,12 @@
 // Model-based test: fast-check plans interleavings of pull requests acquiring, renewing and releasing,
 // the deploy jobs of three more pull requests (the action's acquire), a person forcing a slot, two GC
-// runners at once (GitHub's and Depot's), a closed pull request's cleanup (the slot changing hands
-// before each of its forces), GC and cleanup erasing one to three slots at once (parallel-slots), every
+// runners at once (GitHub's and Depot's), a closed pull request's cleanup (the slot changing hands,
+// or its lease renewed, between each read and its force), GC and cleanup erasing one to three slots at once (parallel-slots), every
 // runner stopped before each semaphore call and each destructive Cloudflare call (each slot in flight
 // stopped on its own, the plan picking which goes on), clock jumps (the semaphore's test clock) and
 // faults, against the real semaphore and the Cloudflare twin, over slots with their own resource names
 // or shared ones. Invariants: no erase under someone else's lease, one owner per resource name, a force
-// releases only the lease it read, every gc lease ends released (or, its answer lost, runs out and the
+// releases only the lease it read (not one renewed since), every gc lease ends released (or, its answer lost, runs out and the
 // run says so), a deploy gets a slot with no one else's data in it and keeps no lease when it hands
 // nothing over, clean only after a complete erase, dry run changes nothing, reports and exit codes tell
 // the truth.
@@ -150,6 +150,21 @@ describe('model: directed interleavings', () => {
     expect(world.violations).toEqual([]);
     expect(world.trace.at(-1)).toMatch(/^deploy-11 ended 0: deploy-after-release-[ab]-1 erased$/);
     expect(world.trace).toContainEqual(expect.stringMatching(/^pr-11 deployed into /));
+  });
+
+  // Found by a hostile read: a renew changed nothing a force pinned, so a force that read the lease
+  // before its holder renewed it (a reopened pull request's deploy) still released it.
+  it("cleanup's force releases nothing of a lease renewed between its read and its force", async () => {
+    const world = await playDirected('renewed-before-force', {
+      start: ['live', 'clean'],
+      names: 'own',
+      holders: 'one-each',
+      steps: [{ kind: 'cleanup-start', pr: 90, change: 'pr-renews', parallelSlots: 1 }],
+    });
+    expect(world.violations).toEqual([]);
+    expect(world.trace).toContain('pr-90 renewed renewed-before-force-a-1 before the force: ok');
+    expect(world.trace).toContain('cleanup released renewed-before-force-a-1 by force: false');
+    expect(world.trace.at(-1)).toBe('cleanup ended 0: renewed-before-force-a-1 skipped');
   });
 
   // Found by an attack session: cleanup read pr-7's slot, pr-8 got it, and cleanup's force evicted pr-8.

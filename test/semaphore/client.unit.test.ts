@@ -13,16 +13,20 @@ const TOKEN = 'secret-token-for-client-tests';
 let server: ReturnType<typeof createServer>;
 let baseUrl: string;
 let script: Script;
-let received: { method: string; url: string; authorization: string | undefined }[];
+let received: { method: string; url: string; authorization: string | undefined; body: string }[];
 
 beforeAll(async () => {
   server = createServer((request, response) => {
-    received.push({
+    const seen = {
       method: request.method ?? '',
       url: request.url ?? '',
       authorization: request.headers.authorization,
+      body: '',
+    };
+    received.push(seen);
+    request.setEncoding('utf8').on('data', (chunk: string) => {
+      seen.body += chunk;
     });
-    request.resume();
     request.on('end', () => script(request, response));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -68,7 +72,57 @@ const slot = newSlotRecord('pool-a', 'preview-1', 1);
 
 const acquireInput = { type: 'pool-a', slug: 'preview-1', holder: 'gc', leaseMs: 60_000 };
 
-const releasedAnswer = { released: true, dirty: false, holder: 'gc', generation: 1, conditionFailed: false };
+const releasedAnswer = {
+  released: true,
+  dirty: false,
+  holder: 'gc',
+  generation: 1,
+  leaseVersion: 1,
+  conditionFailed: false,
+};
+
+describe('what it writes', () => {
+  const CLOUDFLARE = 'cf-token-the-run-also-holds';
+  const echoes = (secret: string) => [secret, encodeURIComponent(`${secret}/x`), btoa(`Bearer ${secret}`)];
+
+  it("redacts notes and erase failures of its token and the run's other secrets, before it clips them", async () => {
+    script = (request, response) =>
+      sendJson(response, 200, request.method === 'DELETE' ? { deleted: true } : releasedAnswer);
+    const semaphore = new SemaphoreClient({ baseUrl, token: TOKEN, secrets: [CLOUDFLARE] });
+    // The Cloudflare token sits across the message's 500th character, where a clip would cut it in two.
+    const message = `${'x'.repeat(490)} ${CLOUDFLARE} ${echoes(TOKEN).join(' ')}`;
+    await semaphore.release({
+      type: 'pool-a',
+      slug: 'preview-1',
+      leaseId: crypto.randomUUID(),
+      eraseFailure: { step: `d1 ${echoes(CLOUDFLARE).join(' ')}`, message },
+      note: `pasted ${CLOUDFLARE}`,
+    });
+    await semaphore.remove('pool-a', 'preview-1', { ifGeneration: 3, note: `by ${TOKEN}` });
+    const sent = received.map((request) => `${decodeURIComponent(request.url)} ${request.body}`).join('\n');
+    for (const secret of [CLOUDFLARE, TOKEN]) {
+      for (const part of [secret, secret.slice(0, 10), btoa(`Bearer ${secret}`).slice(12, 30)])
+        expect(sent).not.toContain(part);
+    }
+    const body = JSON.parse(received[0]?.body ?? '{}');
+    expect(body.note).toBe('pasted ***');
+    expect(body.eraseFailure.step).toMatch(/^d1 \*\*\* \*\*\*%2Fx QmVhcmVyI\w?\*\*\*/);
+    expect([...body.eraseFailure.message]).toHaveLength(500);
+    expect(body.eraseFailure.message.endsWith('…')).toBe(true);
+    expect(received[1]?.url).toBe('/api/resources/pool-a/preview-1?ifGeneration=3&note=by+***');
+  });
+
+  it('sends nothing when a name carries a secret', async () => {
+    const semaphore = new SemaphoreClient({ baseUrl, token: TOKEN, secrets: [CLOUDFLARE] });
+    const error = await failure(
+      semaphore.acquire({ type: 'pool-a', holder: `x${CLOUDFLARE}`, leaseMs: 60_000 }),
+    );
+    expect(error.message).toBe(
+      'POST /api/resources/acquire: holder carries a secret of this run (a token), so nothing was sent',
+    );
+    expect(received).toEqual([]);
+  });
+});
 
 describe('answer validation', () => {
   it('names the field of an answer that does not follow the protocol', async () => {
@@ -134,6 +188,7 @@ describe('hostile answers', () => {
     holder: 'gc',
     expiresAt: 5,
     generation: 2,
+    leaseVersion: 1,
     wasDirty: true,
     previousHolder: 'pr-5',
     reused: false,
@@ -267,7 +322,7 @@ describe('retries', () => {
         semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true }),
         semaphore.release({ type: 'pool-a', slug: 'preview-1', force: true, ifHolder: 'pr-7' }),
         semaphore.add({ type: 'pool-a', slug: 'preview-1' }),
-        semaphore.remove('pool-a', 'preview-1'),
+        semaphore.remove('pool-a', 'preview-1', { ifGeneration: 0 }),
       ].map(failure),
     );
     for (const error of errors) expect(error).toMatchObject({ status: 500, code: 'http_error' });

@@ -69,6 +69,7 @@ describe.concurrent('conditional force release', () => {
         conditionFailed: true,
         holder: 'pr-8',
         generation: current.generation,
+        leaseVersion: 1,
       });
     }
     expect(await snapshot(type)).toEqual(before);
@@ -90,6 +91,7 @@ describe.concurrent('conditional force release', () => {
       conditionFailed: false,
       holder: 'pr-7',
       generation: lease.generation,
+      leaseVersion: 1,
     });
     const [event] = await local.client.events(type, 'preview-1', 1);
     expect(event).toMatchObject({ event: 'force-released', holder: 'pr-7', generation: lease.generation });
@@ -120,6 +122,7 @@ describe.concurrent('conditional force release', () => {
       conditionFailed: true,
       holder: null,
       generation: 0,
+      leaseVersion: null,
     });
   });
 });

@@ -133,6 +133,20 @@ export async function acrossRestart(
   }
 }
 
+/**
+ * Removes a slot as it is now: read, then removed on the condition of the generation just read,
+ * dirty or not (tests that are not about the removal's condition).
+ */
+export async function removeAsItIs(
+  client: SemaphoreClient,
+  type: string,
+  slug: string,
+  options: { note?: string } = {},
+): Promise<void> {
+  const { generation } = await client.find(type, slug);
+  await client.remove(type, slug, { ifGeneration: generation, allowDirty: true, ...options });
+}
+
 /** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */
 export async function pollUntil<T>(
   what: string,
@@ -185,6 +199,7 @@ export function newSlotRecord(type: string, slug: string, at: number): Slot {
     leasedUntil: null,
     expired: false,
     generation: 0,
+    leaseVersion: null,
     dirty: false,
     lastHolder: null,
     lastAcquiredAt: null,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SemaphoreClient, SemaphoreError } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import type { Lease } from '../../src/semaphore/protocol.ts';
-import { clientFor, freshPool, raw, waitForExpiry, waitForServerTimeAfter } from './helpers.ts';
+import { clientFor, freshPool, raw, removeAsItIs, waitForExpiry, waitForServerTimeAfter } from './helpers.ts';
 
 let semaphore: LocalSemaphore;
 let client: SemaphoreClient;
@@ -137,6 +137,7 @@ describe.concurrent('acquire-specific', () => {
       dirty: true,
       holder: 'manual-ana',
       generation: 2,
+      leaseVersion: 1,
       conditionFailed: false,
     });
     expect(await client.find(type, 'preview-1')).toMatchObject({
@@ -265,7 +266,7 @@ describe.concurrent('renew', () => {
     const lease = await mustAcquire(type, 'preview-1', 'pr-2', 1_000);
     await waitForExpiry(client, type, 'preview-1');
     const renewed = await client.renew({ type, slug: 'preview-1', leaseId: lease.leaseId, leaseMs: HOUR });
-    expect(renewed).toEqual({ ...lease, expiresAt: renewed?.expiresAt });
+    expect(renewed).toEqual({ ...lease, expiresAt: renewed?.expiresAt, leaseVersion: 2 });
     expect(renewed?.expiresAt).toBeGreaterThan(lease.expiresAt);
     expect(renewed).toMatchObject({ previousHolder: 'pr-1', wasDirty: true, generation: 2 });
     expect(await client.find(type, 'preview-1')).toMatchObject({
@@ -273,7 +274,12 @@ describe.concurrent('renew', () => {
       leasedUntil: renewed?.expiresAt,
     });
     const [event] = await client.events(type, 'preview-1', 1);
-    expect(event).toMatchObject({ event: 'renewed', holder: 'pr-2', generation: 2 });
+    expect(event).toMatchObject({
+      event: 'renewed',
+      holder: 'pr-2',
+      generation: 2,
+      detail: { leaseVersion: 2 },
+    });
   });
 
   it('answers null for a lease that is not the current one', async () => {
@@ -296,6 +302,7 @@ describe.concurrent('release and dirty', () => {
       dirty: true,
       holder: 'pr-1',
       generation: 1,
+      leaseVersion: 1,
       conditionFailed: false,
     });
     const slot = await client.find(type, 'preview-1');
@@ -315,6 +322,7 @@ describe.concurrent('release and dirty', () => {
       dirty: false,
       holder: 'gc',
       generation: 2,
+      leaseVersion: 1,
       conditionFailed: false,
     });
     const third = await mustAcquire(type, 'preview-1', 'pr-2');
@@ -327,7 +335,14 @@ describe.concurrent('release and dirty', () => {
     await client.release({ type, slug: 'preview-1', leaseId: lease.leaseId });
     const before = await client.find(type, 'preview-1');
     const eventsBefore = await client.events(type, 'preview-1');
-    const nothing = { released: false, dirty: true, holder: null, generation: 1, conditionFailed: false };
+    const nothing = {
+      released: false,
+      dirty: true,
+      holder: null,
+      generation: 1,
+      leaseVersion: null,
+      conditionFailed: false,
+    };
     expect(await client.release({ type, slug: 'preview-1', leaseId: lease.leaseId, clean: true })).toEqual(
       nothing,
     );
@@ -344,6 +359,7 @@ describe.concurrent('release and dirty', () => {
       dirty: false,
       holder: 'pr-1',
       generation: 1,
+      leaseVersion: 1,
       conditionFailed: false,
     });
     const [event] = await client.events(type, 'preview-1', 1);
@@ -358,9 +374,12 @@ describe.concurrent('release and dirty', () => {
     const type = await pool('delete-expired', 'preview-1', 'preview-2');
     await mustAcquire(type, 'preview-1', 'pr-1', 1_000);
     await mustAcquire(type, 'preview-2', 'pr-2');
-    await expect(client.remove(type, 'preview-2')).rejects.toMatchObject({ status: 409, code: 'leased' });
+    await expect(removeAsItIs(client, type, 'preview-2')).rejects.toMatchObject({
+      status: 409,
+      code: 'leased',
+    });
     await waitForExpiry(client, type, 'preview-1');
-    await client.remove(type, 'preview-1');
+    await removeAsItIs(client, type, 'preview-1');
     const error = await client.find(type, 'preview-1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SemaphoreError);
     expect(error).toMatchObject({ status: 404, code: 'not_found' });

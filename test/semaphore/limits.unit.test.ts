@@ -43,7 +43,9 @@ function largestSlot() {
     leasedUntil: LATEST,
     expired: false,
     generation: HUGE,
+    leaseVersion: HUGE,
     dirty: false,
+    // A holder an older semaphore stored: new holders are ASCII, one byte a character.
     lastHolder: widest(MAX_HOLDER_CODE_POINTS),
     lastAcquiredAt: LATEST,
     lastReleasedAt: LATEST,

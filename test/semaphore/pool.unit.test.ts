@@ -37,7 +37,9 @@ function body<T>(outcome: PoolOutcome): T {
 const MINUTE = 60_000;
 
 const add = (slug: string) => ({ op: 'add', request: { type: TYPE, slug } }) as const;
-const remove = (slug: string) => ({ op: 'remove', type: TYPE, slug }) as const;
+/** Removes the slot at `ifGeneration` (0: never leased), dirty or not. */
+const remove = (slug: string, ifGeneration = 0) =>
+  ({ op: 'remove', type: TYPE, slug, ifGeneration, allowDirty: true }) as const;
 
 describe('event log bounds', () => {
   it(`keeps the newest ${EVENTS_KEPT_PER_SLOT} events of a slug`, () => {
@@ -86,6 +88,34 @@ function poolWith(...slugs: string[]) {
   return { ...pool, find, take, acquire, release };
 }
 
+describe("a pull request's deploy job (ownHolder)", () => {
+  it('renews, releases and marks dirty only its own lease, and is told so (403)', () => {
+    const { run, take } = poolWith('preview-1', 'preview-2');
+    const own = take('preview-1', 'pr-7');
+    const other = take('preview-2', 'pr-8');
+    const renew = (lease: Lease | null, ownHolder: string) =>
+      run({
+        op: 'renew',
+        request: { type: TYPE, slug: lease?.slug ?? '', leaseId: lease?.leaseId ?? '', leaseMs: MINUTE },
+        ownHolder,
+      });
+    expect(renew(own, 'pr-7')).toMatchObject({ ok: true });
+    expect(renew(other, 'pr-7')).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
+    const release = (lease: Lease | null) =>
+      run({
+        op: 'release',
+        request: { type: TYPE, slug: lease?.slug ?? '', leaseId: lease?.leaseId ?? '' },
+        ownHolder: 'pr-7',
+      });
+    expect(release(other)).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
+    const mark = (slug: string) =>
+      run({ op: 'mark-dirty', request: { type: TYPE, slug, note: 'erased' }, ownHolder: 'pr-7' });
+    expect(mark('preview-2')).toMatchObject({ ok: false, status: 403 });
+    expect(mark('preview-1')).toMatchObject({ ok: true });
+    expect(release(own)).toMatchObject({ ok: true, body: { released: true } });
+  });
+});
+
 describe('slots', () => {
   it('adds a slot once, finds it, and answers 404 for one it does not have', () => {
     const { run, find } = poolWith('preview-1');
@@ -105,11 +135,26 @@ describe('slots', () => {
     expect(run(add('one-more'))).toMatchObject({ ok: false, status: 409, code: 'limit_reached' });
   });
 
+  // Found by a hostile read: the page showed the slot free and clean, a pull request took it and its
+  // lease lapsed while the dialog was open, and the removal went through, the tenant's data left in it.
+  it('removes a slot only at the generation the caller saw, and a dirty one only when allowed', () => {
+    const { run, take } = poolWith('preview-1');
+    const seen = { op: 'remove', type: TYPE, slug: 'preview-1', ifGeneration: 0, allowDirty: false } as const;
+    take('preview-1', 'pr-9');
+    expect(run(seen, T0 + MINUTE)).toMatchObject({ ok: false, status: 409, code: 'condition_failed' });
+    expect(run({ ...seen, ifGeneration: 1 }, T0 + MINUTE)).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'dirty',
+    });
+    expect(run({ ...seen, ifGeneration: 1, allowDirty: true }, T0 + MINUTE)).toMatchObject({ ok: true });
+  });
+
   it('refuses to delete a slot under a live lease, deletes it once expired, and continues its generation', () => {
     const { run, take, find } = poolWith('preview-1');
     take('preview-1', 'pr-1');
-    expect(run(remove('preview-1'))).toMatchObject({ ok: false, code: 'leased' });
-    expect(run(remove('preview-1'), T0 + MINUTE)).toMatchObject({ ok: true });
+    expect(run(remove('preview-1', 1))).toMatchObject({ ok: false, code: 'leased' });
+    expect(run(remove('preview-1', 1), T0 + MINUTE)).toMatchObject({ ok: true });
     run(add('preview-1'));
     expect(find('preview-1').generation).toBe(1);
   });
@@ -169,7 +214,7 @@ describe('acquire', () => {
     const { acquire, find } = poolWith('preview-1', 'preview-2');
     const first = body<Lease>(acquire('pr-4', T0, { reuseHeld: true }));
     const again = body<Lease>(acquire('pr-4', T0 + 1_000, { reuseHeld: true }));
-    expect(again).toEqual({ ...first, expiresAt: T0 + 1_000 + MINUTE, reused: true });
+    expect(again).toEqual({ ...first, expiresAt: T0 + 1_000 + MINUTE, leaseVersion: 2, reused: true });
     expect(find('preview-2').leaseState).toBe('available');
     const afterExpiry = body<Lease>(acquire('pr-4', T0 + 2 * MINUTE, { reuseHeld: true }));
     expect(afterExpiry).toMatchObject({ reused: false });
@@ -206,6 +251,7 @@ describe('release', () => {
       dirty: true,
       holder: 'gc',
       generation: 1,
+      leaseVersion: 1,
       conditionFailed: false,
     });
     expect(find('preview-1')).toMatchObject({ eraseFailures: 1, lastEraseFailure: { ...failure, at: T0 } });
@@ -226,10 +272,37 @@ describe('release', () => {
       dirty: true,
       holder: 'pr-8',
       generation: 1,
+      leaseVersion: 1,
       conditionFailed: true,
     });
     expect(release('preview-1', { force: true, ifHolder: 'pr-8', ifGeneration: 1 })).toMatchObject({
       released: true,
+    });
+  });
+
+  // Found by a hostile read: a renew changed nothing a force could pin, so gc's reconcile ended the
+  // lease a reopened pull request had just extended (acquired pr-7 g1, renewed pr-7 g1, force-released).
+  it('releases by force nothing of a lease renewed since the read, whether by renew or by reuseHeld', () => {
+    const { run, acquire, release, find } = poolWith('preview-1');
+    const lease = body<Lease>(acquire('pr-7', T0, { reuseHeld: true }));
+    const read = find('preview-1');
+    expect(read).toMatchObject({ holder: 'pr-7', generation: 1, leaseVersion: 1 });
+    const pinned = { force: true, ifHolder: 'pr-7', ifGeneration: 1, ifLeaseVersion: 1 } as const;
+    body<Lease>(acquire('pr-7', T0 + 1_000, { reuseHeld: true }));
+    expect(release('preview-1', pinned)).toMatchObject({
+      released: false,
+      conditionFailed: true,
+      leaseVersion: 2,
+    });
+    run({ op: 'renew', request: { type: TYPE, slug: 'preview-1', leaseId: lease.leaseId, leaseMs: MINUTE } });
+    expect(find('preview-1')).toMatchObject({ holder: 'pr-7', generation: 1, leaseVersion: 3 });
+    expect(release('preview-1', { ...pinned, ifLeaseVersion: 2 })).toMatchObject({
+      released: false,
+      conditionFailed: true,
+    });
+    expect(release('preview-1', { ...pinned, ifLeaseVersion: 3 })).toMatchObject({
+      released: true,
+      leaseVersion: 3,
     });
   });
 });

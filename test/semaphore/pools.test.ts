@@ -2,7 +2,7 @@
 // real Worker in workerd: its own semaphore (the listing spans every pool), and a persisted one.
 import { describe, expect, it } from 'vitest';
 import { advanceClock } from '../support/test-clock.ts';
-import { acrossRestart, raw, semaphoreForFile } from './helpers.ts';
+import { acrossRestart, raw, removeAsItIs, semaphoreForFile } from './helpers.ts';
 
 const local = semaphoreForFile({ testClock: true });
 
@@ -27,7 +27,7 @@ describe('pools listing', () => {
     ]);
 
     // A pool whose last slot goes leaves the listing; adding one brings it back.
-    await client.remove('api', 'api-1');
+    await removeAsItIs(client, 'api', 'api-1');
     expect((await client.pools()).pools.map((pool) => pool.type)).toEqual(['web']);
     await client.add({ type: 'api', slug: 'api-2' });
     expect((await client.pools()).pools.map((pool) => pool.type)).toEqual(['api', 'web']);

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import { slotSchema } from '../../src/semaphore/protocol.ts';
-import { expectError, freshPool, newSlotRecord, raw } from './helpers.ts';
+import { expectError, freshPool, newSlotRecord, type RawOptions, raw } from './helpers.ts';
 
 let semaphore: LocalSemaphore;
 
@@ -134,8 +134,8 @@ describe('request checks', () => {
     await addSlots(type, 'slot-1');
     const accepted = [
       { slug: 'a', holder: 'x' },
-      { slug: '1-a', holder: 'é'.repeat(200) },
-      { slug: 'a'.repeat(63), holder: '😀'.repeat(200) },
+      { slug: '1-a', holder: 'Az09-_.:@/'.repeat(20) },
+      { slug: 'a'.repeat(63), holder: 'manual-jonas' },
     ];
     for (const { slug, holder } of accepted) {
       const answer = await raw(semaphore, 'POST', '/api/resources/acquire-specific', {
@@ -152,6 +152,7 @@ describe('request checks', () => {
       { slug: 'A' },
       { holder: '' },
       { holder: 'x'.repeat(201) },
+      { holder: 'é' },
       { holder: 'tab\there' },
       { holder: 'c1\u0085' },
       { holder: 'del\u007f' },
@@ -183,6 +184,83 @@ describe('request checks', () => {
         body: { type, slug: 'x-1', data: notObject },
       });
       expectError(answer, 400, 'invalid_request');
+    }
+  });
+
+  // Found by a hostile read: any text was a holder, so `рr-1601` (a Cyrillic р), a trailing no-break
+  // space, `—` or a sentence rendered like another holder, "no holder", or the dialog's own words.
+  it('takes a holder only as a name: ASCII letters, digits and -_.:@/, 1-200 of them', async () => {
+    const type = freshPool('holders');
+    await addSlots(type, 'slot-1');
+    for (const holder of ['pr-1612', 'gc', 'manual-jonas', 'tenant-1', 'ci:depot/main@v2', 'a.b_c']) {
+      const answer = await raw(semaphore, 'POST', '/api/resources/acquire', {
+        body: { type, holder, leaseMs: 60_000 },
+      });
+      expect({ holder, status: answer.status }).toEqual({ holder, status: 200 });
+      await raw(semaphore, 'POST', '/api/resources/release', { body: { type, slug: 'slot-1', force: true } });
+    }
+    const lookAlikes = [
+      '\u0440r-1601',
+      'pr-1601\u00a0',
+      'pr-1601\u3000',
+      'pr-1601 ',
+      '\u2014',
+      'pr\u200b-1601',
+      "This ends gc's expired lease on preview-9 now. Nothing else is touched;",
+    ];
+    for (const holder of lookAlikes) {
+      for (const [path, body] of [
+        ['/api/resources/acquire', { type, holder, leaseMs: 60_000 }],
+        ['/api/resources/acquire-specific', { type, slug: 'slot-1', holder, leaseMs: 60_000 }],
+      ] as const) {
+        const error = expectError(await raw(semaphore, 'POST', path, { body }), 400, 'invalid_request');
+        expect(error.message).toContain(
+          'holder: holder must be 1-200 characters of ASCII letters, digits and - _ . : @ /, no spaces',
+        );
+      }
+    }
+    expect((await raw(semaphore, 'GET', `/api/resources/${type}/slot-1`)).body).toMatchObject({
+      holder: null,
+    });
+  });
+
+  // Found by a hostile read: /api answers carried no nosniff and no framing headers.
+  it('sends every /api answer with nosniff, no framing and a CSP that allows nothing, errors included', async () => {
+    const type = freshPool('headers');
+    await addSlots(type, 'slot-1');
+    const calls: [string, string, RawOptions][] = [
+      ['GET', '/api/health', {}],
+      ['GET', `/api/resources?type=${type}`, {}],
+      ['GET', '/api/pools', { authorization: null }],
+      ['GET', '/api/nowhere', {}],
+      ['POST', '/api/resources/acquire', { body: { type, holder: 'a b', leaseMs: 60_000 } }],
+      ['DELETE', `/api/resources/${type}/slot-9?ifGeneration=0`, {}],
+    ];
+    for (const [method, path, options] of calls) {
+      const response = await fetch(`${semaphore.url}${path}`, {
+        method,
+        headers: {
+          ...(options.authorization === null ? {} : { authorization: `Bearer ${semaphore.token}` }),
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      });
+      await response.body?.cancel();
+      expect({
+        path,
+        status: response.status > 0,
+        nosniff: response.headers.get('x-content-type-options'),
+        frame: response.headers.get('x-frame-options'),
+        csp: response.headers.get('content-security-policy'),
+        type: response.headers.get('content-type'),
+      }).toEqual({
+        path,
+        status: true,
+        nosniff: 'nosniff',
+        frame: 'DENY',
+        csp: "default-src 'none'; frame-ancestors 'none'",
+        type: 'application/json; charset=utf-8',
+      });
     }
   });
 
@@ -263,22 +341,65 @@ describe('slots', () => {
     }
   });
 
-  it('deletes available and expired slots, refuses a live lease with 409 leased, 404 when unknown', async () => {
+  it('deletes available slots at the generation named, refuses a live lease with 409 leased, 404 when unknown', async () => {
     const type = freshPool('delete');
     await addSlots(type, 'preview-1', 'preview-2');
-    expect(await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1`)).toMatchObject({
+    const missing = expectError(
+      await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1`),
+      400,
+      'invalid_request',
+    );
+    expect(missing.message).toContain('the query parameter ifGeneration is required');
+    expect(await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1?ifGeneration=0`)).toMatchObject({
       status: 200,
       body: { deleted: true },
     });
     expectError(await raw(semaphore, 'GET', `/api/resources/${type}/preview-1`), 404, 'not_found');
-    expectError(await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1`), 404, 'not_found');
+    expectError(
+      await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1?ifGeneration=0`),
+      404,
+      'not_found',
+    );
     await raw(semaphore, 'POST', '/api/resources/acquire-specific', { body: lease(type, 'preview-2') });
     const refused = expectError(
-      await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-2`),
+      await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-2?ifGeneration=1&allowDirty=true`),
       409,
       'leased',
     );
     expect(refused.message).toContain('pr-1');
+  });
+
+  // Found by a hostile read: the console showed a slot free and clean; while its dialog was open a
+  // pull request took it and the lease lapsed; DELETE had no condition, so the slot left the pool dirty.
+  it('removes a slot only as the caller saw it: at its generation, and dirty only with allowDirty', async () => {
+    const type = freshPool('delete-seen');
+    await addSlots(type, 'preview-1');
+    const seen = `/api/resources/${type}/preview-1?ifGeneration=0&note=${encodeURIComponent('shrinking')}`;
+    // A pull request takes the slot and gives it back (dirty) while the caller looks.
+    const taken = await raw(semaphore, 'POST', '/api/resources/acquire-specific', {
+      body: lease(type, 'preview-1'),
+    });
+    await raw(semaphore, 'POST', '/api/resources/release', {
+      body: { type, slug: 'preview-1', leaseId: (taken.body as { leaseId: string }).leaseId },
+    });
+    const moved = expectError(await raw(semaphore, 'DELETE', seen), 409, 'condition_failed');
+    expect(moved.message).toContain('at generation 1, not 0');
+    const dirty = expectError(
+      await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1?ifGeneration=1`),
+      409,
+      'dirty',
+    );
+    expect(dirty.message).toContain('allowDirty=true');
+    expect((await raw(semaphore, 'GET', `/api/resources/${type}/preview-1`)).status).toBe(200);
+    expect(
+      (await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1?ifGeneration=1&allowDirty=true`))
+        .status,
+    ).toBe(200);
+    expectError(
+      await raw(semaphore, 'DELETE', `/api/resources/${type}/preview-1?ifGeneration=x`),
+      400,
+      'invalid_request',
+    );
   });
 
   it('answers 404 for every slot operation on an unknown slug', async () => {

@@ -148,7 +148,16 @@ describe('npm run semaphore', () => {
       return remaining ? undefined : true;
     });
 
-    const second = await serve(['--port', '0', '--persist', persistDir], envWith(undefined));
+    // The roles' tokens come from the Worker's own names, as npm run stack takes them.
+    const roles = { SEMAPHORE_GC_TOKEN: 'serve-gc-token', SEMAPHORE_READ_TOKEN: 'serve-read-token' };
+    const second = await serve(['--port', '0', '--persist', persistDir], { ...envWith(undefined), ...roles });
+    for (const [token, role] of [
+      ['serve-gc-token', 'gc'],
+      ['serve-read-token', 'read'],
+      ['dev-token', 'admin'],
+    ] as const) {
+      expect(await new SemaphoreClient({ baseUrl: second.url, token }).whoami()).toMatchObject({ role });
+    }
     expect(second.stderr().match(/dev-token/g)).toHaveLength(1);
     const again = new SemaphoreClient({ baseUrl: second.url, token: 'dev-token' });
     expect(await again.find('persisted', 'preview-1')).toMatchObject({

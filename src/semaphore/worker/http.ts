@@ -5,12 +5,21 @@ export function json(status: number, body: unknown): Response {
   return jsonText(status, JSON.stringify(body));
 }
 
+/**
+ * Every /api answer: JSON that no browser may sniff into markup (nosniff), render in a frame or run
+ * anything from (a CSP that allows nothing), and that no cache keeps.
+ */
+export const API_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
 /** An answer whose body is serialised already. */
 export function jsonText(status: number, text: string): Response {
-  return new Response(text, {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-  });
+  return new Response(text, { status, headers: API_HEADERS });
 }
 
 export function errorResponse(status: number, code: ErrorCode, message: string, issues?: Issue[]): Response {

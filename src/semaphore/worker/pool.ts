@@ -23,17 +23,30 @@ export type PoolCommand =
   | { op: 'summary'; type: string }
   | { op: 'find'; type: string; slug: string }
   | { op: 'add'; request: AddRequest }
-  | { op: 'remove'; type: string; slug: string; note?: string | undefined }
-  | { op: 'mark-dirty'; request: MarkDirtyRequest }
+  | RemoveCommand
+  | { op: 'mark-dirty'; request: MarkDirtyRequest; ownHolder?: string | undefined }
   | { op: 'acquire-specific'; request: AcquireSpecificRequest }
   | { op: 'acquire'; request: AcquireRequest }
-  | { op: 'renew'; request: RenewRequest }
-  | { op: 'release'; request: ReleaseRequest }
+  | { op: 'renew'; request: RenewRequest; ownHolder?: string | undefined }
+  | { op: 'release'; request: ReleaseRequest; ownHolder?: string | undefined }
   | { op: 'events'; type: string; slug: string; limit: number };
+// `ownHolder`: the caller is a pull request's deploy job, and may touch only a lease of this holder
+// (roles.ts); the check is the pool's, in the command's transaction, since only the slot knows whose
+// lease a leaseId is.
+
+/** Remove a slot, only while it is as the caller saw it: at `ifGeneration`, and clean unless `allowDirty`. */
+export interface RemoveCommand {
+  op: 'remove';
+  type: string;
+  slug: string;
+  note?: string | undefined;
+  ifGeneration: number;
+  allowDirty: boolean;
+}
 
 export type PoolOutcome =
   | { ok: true; status: 200 | 201; body: unknown }
-  | { ok: false; status: 404 | 409; code: ErrorCode; message: string };
+  | { ok: false; status: 403 | 404 | 409; code: ErrorCode; message: string };
 
 /**
  * What the pool's Durable Object answers over RPC: the body already serialised, inside the command's
@@ -53,6 +66,21 @@ const notFound = (type: string, slug: string): PoolOutcome => ({
   code: 'not_found',
   message: `slot ${slug} does not exist in pool ${type}; add it with POST /api/resources`,
 });
+
+/** Holders are data: quoted, so the message shows exactly where one starts and ends. */
+const quoted = (holder: string | null): string => (holder === null ? 'nobody' : JSON.stringify(holder));
+
+/** A pull request's job touching a lease that is not its own (see `ownHolder`). */
+const notOwnLease = (ownHolder: string, slug: string, what: string): PoolOutcome => ({
+  ok: false,
+  status: 403,
+  code: 'forbidden',
+  message: `the pull-request role (${ownHolder}) may not ${what} slot ${slug}: the lease there is not ${ownHolder}'s. It may read, and acquire, renew and release only its own pull request's lease, and mark the slot of that lease dirty`,
+});
+
+/** Whether `ownHolder` (when set) holds the slot's live lease. */
+const holdsLiveLease = (slot: SlotState, ownHolder: string, now: number): boolean =>
+  slot.lease !== null && slot.lease.holder === ownHolder && slot.lease.leasedUntil > now;
 
 /** The pool a command is for (the name of the Durable Object that runs it). */
 export const poolTypeOf = (command: PoolCommand): string =>
@@ -75,15 +103,15 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
     case 'remove':
       return remove(store, command, now);
     case 'mark-dirty':
-      return markDirty(store, command.request, now);
+      return markDirty(store, command.request, command.ownHolder, now);
     case 'acquire-specific':
       return acquireSpecific(store, command.request, now);
     case 'acquire':
       return acquire(store, command.request, now);
     case 'renew':
-      return renew(store, command.request, now);
+      return renew(store, command.request, command.ownHolder, now);
     case 'release':
-      return release(store, command.request, now);
+      return release(store, command.request, command.ownHolder, now);
     case 'events':
       return store.find(command.slug) === undefined
         ? notFound(command.type, command.slug)
@@ -101,6 +129,7 @@ function toSlot(type: string, slot: SlotState, now: number): Slot {
     leasedUntil: slot.lease?.leasedUntil ?? null,
     expired: slot.lease !== null && slot.lease.leasedUntil <= now,
     generation: slot.generation,
+    leaseVersion: slot.lease?.version ?? null,
     dirty: slot.dirty,
     lastHolder: slot.lastHolder,
     lastAcquiredAt: slot.lastAcquiredAt,
@@ -124,6 +153,7 @@ function toLease(type: string, slot: SlotState, lease: CurrentLease, flags: Acqu
     holder: lease.holder,
     expiresAt: lease.leasedUntil,
     generation: slot.generation,
+    leaseVersion: lease.version,
     wasDirty: lease.wasDirty,
     previousHolder: lease.previousHolder,
     ...flags,
@@ -190,11 +220,8 @@ function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
   return answer(toSlot(request.type, slot, now), 201);
 }
 
-function remove(
-  store: PoolStore,
-  { type, slug, note }: { type: string; slug: string; note?: string | undefined },
-  now: number,
-): PoolOutcome {
+function remove(store: PoolStore, command: RemoveCommand, now: number): PoolOutcome {
+  const { type, slug, note } = command;
   const slot = store.find(slug);
   if (slot === undefined) return notFound(type, slug);
   if (slot.lease !== null && slot.lease.leasedUntil > now) {
@@ -202,7 +229,23 @@ function remove(
       ok: false,
       status: 409,
       code: 'leased',
-      message: `slot ${slug} is held by ${slot.lease.holder} until ${new Date(slot.lease.leasedUntil).toISOString()}; release it first`,
+      message: `slot ${slug} is held by ${quoted(slot.lease.holder)} until ${new Date(slot.lease.leasedUntil).toISOString()}; release it first`,
+    };
+  }
+  if (slot.generation !== command.ifGeneration) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'condition_failed',
+      message: `slot ${slug} is at generation ${slot.generation}, not ${command.ifGeneration} as ifGeneration named: it was leased since you saw it; nothing was changed`,
+    };
+  }
+  if (slot.dirty && !command.allowDirty) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'dirty',
+      message: `slot ${slug} is dirty: it may hold a tenant's data, which no sweep erases once it leaves the pool; let gc erase it first, or remove it anyway with allowDirty=true; nothing was changed`,
     };
   }
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
@@ -214,9 +257,16 @@ function remove(
 }
 
 /** Marks a slot dirty, free or leased: its resources hold data the next erase must remove. */
-function markDirty(store: PoolStore, request: MarkDirtyRequest, now: number): PoolOutcome {
+function markDirty(
+  store: PoolStore,
+  request: MarkDirtyRequest,
+  ownHolder: string | undefined,
+  now: number,
+): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
+  if (ownHolder !== undefined && !holdsLiveLease(slot, ownHolder, now))
+    return notOwnLease(ownHolder, slot.slug, 'mark dirty');
   const marked: SlotState = slot.dirty ? slot : { ...slot, dirty: true, updatedAt: now };
   if (!slot.dirty) store.save(marked);
   logEvent(
@@ -264,6 +314,7 @@ function takeSlot(
     leaseId: crypto.randomUUID(),
     holder: request.holder,
     leasedUntil: now + request.leaseMs,
+    version: 1,
     wasDirty: slot.dirty,
     previousHolder,
   };
@@ -288,7 +339,10 @@ function takeSlot(
   return toLease(type, taken, lease, flags);
 }
 
-/** Moves the end of the slot's current lease to `now + leaseMs` (shorter or longer), as `renewed`. */
+/**
+ * Moves the end of the slot's current lease to `now + leaseMs` (shorter or longer), as `renewed`, and
+ * counts the lease's version up: a force that read the lease before this renew no longer matches.
+ */
 function extendLease(
   store: PoolStore,
   slot: SlotState,
@@ -297,10 +351,14 @@ function extendLease(
   now: number,
   detail: Record<string, unknown>,
 ): { slot: SlotState; lease: CurrentLease } {
-  const extendedLease: CurrentLease = { ...lease, leasedUntil: now + leaseMs };
+  const extendedLease: CurrentLease = { ...lease, leasedUntil: now + leaseMs, version: lease.version + 1 };
   const extended: SlotState = { ...slot, lease: extendedLease, updatedAt: now };
   store.save(extended);
-  logEvent(store, extended, now, 'renewed', lease.holder, { leasedUntil: now + leaseMs, ...detail });
+  logEvent(store, extended, now, 'renewed', lease.holder, {
+    leasedUntil: now + leaseMs,
+    leaseVersion: extendedLease.version,
+    ...detail,
+  });
   return { slot: extended, lease: extendedLease };
 }
 
@@ -308,18 +366,26 @@ function extendLease(
 interface ForceCondition {
   ifHolder?: string | undefined;
   ifGeneration?: number | undefined;
+  ifLeaseVersion?: number | undefined;
 }
 
-/** True when the slot is no longer what the caller saw: another holder (or none), or another generation. */
+/**
+ * True when the slot is no longer what the caller saw: another holder (or none), another generation,
+ * or the same lease renewed since (another version).
+ */
 function conditionFails(slot: SlotState, condition: ForceCondition): boolean {
   return (
     (condition.ifHolder !== undefined && slot.lease?.holder !== condition.ifHolder) ||
-    (condition.ifGeneration !== undefined && slot.generation !== condition.ifGeneration)
+    (condition.ifGeneration !== undefined && slot.generation !== condition.ifGeneration) ||
+    (condition.ifLeaseVersion !== undefined && slot.lease?.version !== condition.ifLeaseVersion)
   );
 }
 
-/** Holders are data: quoted, so the message shows exactly where one starts and ends. */
-const quoted = (holder: string | null): string => (holder === null ? 'nobody' : JSON.stringify(holder));
+/** What a failed condition says: the slot as it is now. */
+function conditionFailedMessage(type: string, slot: SlotState): string {
+  const version = slot.lease === null ? '' : `, lease version ${slot.lease.version}`;
+  return `slot ${slot.slug} of pool ${type} is held by ${quoted(slot.lease?.holder ?? null)} at generation ${slot.generation}${version}, not what ifHolder/ifGeneration/ifLeaseVersion named; nothing was changed`;
+}
 
 function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now: number): PoolOutcome {
   const slot = store.find(request.slug);
@@ -335,7 +401,7 @@ function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now:
       ok: false,
       status: 409,
       code: 'condition_failed',
-      message: `slot ${slot.slug} of pool ${request.type} is held by ${quoted(slot.lease?.holder ?? null)} at generation ${slot.generation}, not what ifHolder/ifGeneration named; nothing was changed`,
+      message: conditionFailedMessage(request.type, slot),
     };
   }
   return answer(takeSlot(store, request.type, slot, request, scope, now));
@@ -378,22 +444,36 @@ function acquire(store: PoolStore, request: AcquireRequest, now: number): PoolOu
   return answer(takeSlot(store, request.type, candidate, request, scope, now));
 }
 
-function renew(store: PoolStore, request: RenewRequest, now: number): PoolOutcome {
+function renew(
+  store: PoolStore,
+  request: RenewRequest,
+  ownHolder: string | undefined,
+  now: number,
+): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
   // Only the current lease renews; an expired one nobody took over is still current.
   if (slot.lease === null || slot.lease.leaseId !== request.leaseId) return answer(null);
+  if (ownHolder !== undefined && slot.lease.holder !== ownHolder)
+    return notOwnLease(ownHolder, slot.slug, 'renew the lease on');
   const renewed = extendLease(store, slot, slot.lease, request.leaseMs, now, {});
   return answer(toLease(request.type, renewed.slot, renewed.lease, FRESH));
 }
 
-function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOutcome {
+function release(
+  store: PoolStore,
+  request: ReleaseRequest,
+  ownHolder: string | undefined,
+  now: number,
+): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
   const lease = slot.lease;
   const conditionFailed = conditionFails(slot, request);
   const releases =
     lease !== null && !conditionFailed && (request.force === true || lease.leaseId === request.leaseId);
+  if (releases && ownHolder !== undefined && lease.holder !== ownHolder)
+    return notOwnLease(ownHolder, slot.slug, 'release the lease on');
   // A call that releases nothing changes nothing, `clean` included.
   if (!releases) {
     return answer({
@@ -401,6 +481,7 @@ function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOu
       dirty: slot.dirty,
       holder: lease?.holder ?? null,
       generation: slot.generation,
+      leaseVersion: lease?.version ?? null,
       conditionFailed,
     } satisfies ReleaseAnswer);
   }
@@ -430,6 +511,7 @@ function release(store: PoolStore, request: ReleaseRequest, now: number): PoolOu
     dirty: released.dirty,
     holder: lease.holder,
     generation: released.generation,
+    leaseVersion: lease.version,
     conditionFailed: false,
   } satisfies ReleaseAnswer);
 }

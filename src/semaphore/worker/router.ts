@@ -1,7 +1,11 @@
-// HTTP routes under /api. Checks run in the protocol's order: auth (401), body size (413),
-// validation (400), then existence (404, decided by the pool's Durable Object).
+// HTTP routes under /api. Checks run in the protocol's order: auth (401), what the caller's role may
+// call at all (403), body size (413), validation (400), what the role may do with this body (403),
+// then the pool's own checks (403 for a lease that is not the caller's, 404, 409), decided by the
+// pool's Durable Object. Every write is redacted of the Worker's own tokens before it is stored, and
+// no answer repeats one.
 import type { z } from 'zod';
 import { version } from '../../../package.json';
+import { secretRedactor } from '../../text/redact.ts';
 import {
   acquireRequestSchema,
   acquireSpecificRequestSchema,
@@ -19,7 +23,8 @@ import {
   slotPathSchema,
   toIssues,
 } from '../protocol.ts';
-import { isAuthorized, serverTokenProblem } from './auth.ts';
+import { redactWrite } from '../stored-text.ts';
+import { type AuthEnv, configuredTokens, identify } from './auth.ts';
 import {
   type AssetsBinding,
   CONSOLE_CONFIG_ROUTE,
@@ -31,11 +36,20 @@ import { errorResponse, json, jsonText, readJsonBody } from './http.ts';
 import type { PoolCommand, PoolReply } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
 import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
+import {
+  acquireRefusal,
+  acquireSpecificRefusal,
+  type Caller,
+  forbiddenMessage,
+  ownHolder,
+  releaseRefusal,
+  routeRefusal,
+  whoami,
+} from './roles.ts';
 import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from './test-clock.ts';
 import { armFaultRequestSchema, TEST_FAULT_ROUTE } from './test-fault.ts';
 
-export interface Env {
-  SEMAPHORE_TOKEN?: string;
+export interface Env extends AuthEnv {
   POOLS: DurableObjectNamespace<PoolObject>;
   REGISTRY: DurableObjectNamespace<PoolRegistry>;
   /** The web console's files (console.ts). */
@@ -81,18 +95,48 @@ async function readBody<T>(request: Request, schema: z.ZodType<T>): Promise<Pars
   return 'response' in read ? read : validate(schema, read.body, 'request body');
 }
 
-/** POST routes whose body names the pool: read (413), validate (400), check, run. */
+const forbidden = (caller: Caller, refused: string): Response =>
+  errorResponse(403, 'forbidden', forbiddenMessage(caller, refused));
+
+/** The Worker's own tokens in every form the redaction net knows: never stored, never answered. */
+const ownSecrets = (env: Env): ((text: string) => string) =>
+  secretRedactor(configuredTokens(env).map(([, token]) => token));
+
+/** A write as the Worker stores it: its free text redacted of the Worker's tokens, a name carrying one refused (400). */
+function storable<T extends object>(env: Env, body: T): Parsed<T> {
+  const written = redactWrite(body, ownSecrets(env));
+  if ('body' in written) return { value: written.body };
+  const message = `${written.field} must not contain a token of this semaphore; nothing was changed`;
+  return {
+    response: errorResponse(400, 'invalid_request', `invalid request body: ${message}`, [
+      { path: [written.field], message },
+    ]),
+  };
+}
+
+interface BodyRoute<T> {
+  schema: z.ZodType<T>;
+  command: (body: T, caller: Caller) => PoolCommand;
+  /** What the caller's role may not do with this body (403), if anything. */
+  refusal?: (caller: Caller, body: T) => string | undefined;
+  check?: (env: Env, body: T) => Promise<Response | undefined>;
+}
+
+/** POST routes whose body names the pool: read (413), validate (400), the role's refusal (403), check, run. */
 async function bodyRoute<T extends { type: string }>(
   request: Request,
   env: Env,
-  schema: z.ZodType<T>,
-  command: (body: T) => PoolCommand,
-  check?: (body: T) => Promise<Response | undefined>,
+  caller: Caller,
+  route: BodyRoute<T>,
 ): Promise<Response> {
-  const parsed = await readBody(request, schema);
+  const parsed = await readBody(request, route.schema);
   if ('response' in parsed) return parsed.response;
-  const refused = await check?.(parsed.value);
-  return refused ?? runInPool(env, parsed.value.type, command(parsed.value));
+  const refused = route.refusal?.(caller, parsed.value);
+  if (refused !== undefined) return forbidden(caller, refused);
+  const stored = storable(env, parsed.value);
+  if ('response' in stored) return stored.response;
+  const checked = await route.check?.(env, stored.value);
+  return checked ?? runInPool(env, stored.value.type, route.command(stored.value, caller));
 }
 
 /** A slot may start a new pool only while there are fewer than MAX_POOLS (see registry.ts). */
@@ -105,28 +149,66 @@ async function roomForPool(env: Env, type: string): Promise<Response | undefined
   );
 }
 
-const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Response>> = {
-  '/api/resources': (request, env) =>
-    bodyRoute(
-      request,
-      env,
-      addRequestSchema,
-      (body) => ({ op: 'add', request: body }),
-      (body) => roomForPool(env, body.type),
-    ),
-  '/api/resources/acquire-specific': (request, env) =>
-    bodyRoute(request, env, acquireSpecificRequestSchema, (body) => ({
-      op: 'acquire-specific',
-      request: body,
-    })),
-  '/api/resources/acquire': (request, env) =>
-    bodyRoute(request, env, acquireRequestSchema, (body) => ({ op: 'acquire', request: body })),
-  '/api/resources/renew': (request, env) =>
-    bodyRoute(request, env, renewRequestSchema, (body) => ({ op: 'renew', request: body })),
-  '/api/resources/release': (request, env) =>
-    bodyRoute(request, env, releaseRequestSchema, (body) => ({ op: 'release', request: body })),
-  '/api/resources/mark-dirty': (request, env) =>
-    bodyRoute(request, env, markDirtyRequestSchema, (body) => ({ op: 'mark-dirty', request: body })),
+/** The body routes, and what each is to a role (routeRefusal): reading, leasing, marking, the inventory. */
+const BODY_ROUTES: Record<
+  string,
+  {
+    kind: 'slots' | 'lease' | 'mark-dirty';
+    run: (request: Request, env: Env, caller: Caller) => Promise<Response>;
+  }
+> = {
+  '/api/resources': {
+    kind: 'slots',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: addRequestSchema,
+        command: (body) => ({ op: 'add', request: body }),
+        check: (env, body) => roomForPool(env, body.type),
+      }),
+  },
+  '/api/resources/acquire-specific': {
+    kind: 'lease',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: acquireSpecificRequestSchema,
+        command: (body) => ({ op: 'acquire-specific', request: body }),
+        refusal: acquireSpecificRefusal,
+      }),
+  },
+  '/api/resources/acquire': {
+    kind: 'lease',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: acquireRequestSchema,
+        command: (body) => ({ op: 'acquire', request: body }),
+        refusal: acquireRefusal,
+      }),
+  },
+  '/api/resources/renew': {
+    kind: 'lease',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: renewRequestSchema,
+        command: (body) => ({ op: 'renew', request: body, ownHolder: ownHolder(caller) }),
+      }),
+  },
+  '/api/resources/release': {
+    kind: 'lease',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: releaseRequestSchema,
+        command: (body) => ({ op: 'release', request: body, ownHolder: ownHolder(caller) }),
+        refusal: releaseRefusal,
+      }),
+  },
+  '/api/resources/mark-dirty': {
+    kind: 'mark-dirty',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: markDirtyRequestSchema,
+        command: (body) => ({ op: 'mark-dirty', request: body, ownHolder: ownHolder(caller) }),
+      }),
+  },
 };
 
 /** A test-only route: validates its body and answers what `run` returns. */
@@ -152,64 +234,111 @@ const TEST_ROUTES: Record<string, (request: Request, env: Env) => Promise<Respon
 /** `/api/resources/{type}/{slug}` and `/api/resources/{type}/{slug}/events`. */
 const SLOT_PATH = /^\/api\/resources\/([^/]+)\/([^/]+)(\/events)?$/;
 
-async function slotRoute(request: Request, env: Env, url: URL): Promise<Response | undefined> {
+/** `DELETE /api/resources/{type}/{slug}`: only on the condition the caller saw (see deleteQuerySchema). */
+function removeRoute(env: Env, url: URL, type: string, slug: string): Promise<Response> | Response {
+  const param = (name: string) => url.searchParams.get(name) ?? undefined;
+  const query = validate(
+    deleteQuerySchema,
+    { note: param('note'), ifGeneration: param('ifGeneration'), allowDirty: param('allowDirty') },
+    'query',
+  );
+  if ('response' in query) return query.response;
+  const stored = storable(env, query.value);
+  if ('response' in stored) return stored.response;
+  const { note, ifGeneration, allowDirty } = stored.value;
+  return runInPool(env, type, {
+    op: 'remove',
+    type,
+    slug,
+    note,
+    ifGeneration,
+    allowDirty: allowDirty === true,
+  });
+}
+
+async function slotRoute(
+  request: Request,
+  env: Env,
+  caller: Caller,
+  url: URL,
+): Promise<Response | undefined> {
   const match = SLOT_PATH.exec(url.pathname);
   if (match === null) return undefined;
   const [, rawType, rawSlug, events] = match;
   const isEvents = events !== undefined;
   if (!(request.method === 'GET' || (request.method === 'DELETE' && !isEvents))) return undefined;
+  if (request.method === 'DELETE') {
+    const refused = routeRefusal(caller, 'slots');
+    if (refused !== undefined) return forbidden(caller, refused);
+  }
   const path = validate(slotPathSchema, { type: rawType, slug: rawSlug }, 'path');
   if ('response' in path) return path.response;
   const { type, slug } = path.value;
-  if (request.method === 'DELETE') {
-    const query = validate(deleteQuerySchema, { note: url.searchParams.get('note') ?? undefined }, 'query');
-    if ('response' in query) return query.response;
-    return runInPool(env, type, { op: 'remove', type, slug, note: query.value.note });
-  }
+  if (request.method === 'DELETE') return removeRoute(env, url, type, slug);
   if (!isEvents) return runInPool(env, type, { op: 'find', type, slug });
   const query = validate(eventsQuerySchema, { limit: url.searchParams.get('limit') ?? undefined }, 'query');
   if ('response' in query) return query.response;
   return runInPool(env, type, { op: 'events', type, slug, limit: query.value.limit ?? DEFAULT_EVENTS_LIMIT });
 }
 
+/** `GET /api/whoami`: the caller's role and what it may do (the CLI and the console say it). */
+export const WHOAMI_ROUTE = '/api/whoami';
+
+/** The GET routes that read beyond a pool's slots: the pools, the caller's role, the console's config. */
+function readRoute(env: Env, caller: Caller, url: URL): Promise<Response> | Response | undefined {
+  switch (url.pathname) {
+    case '/api/pools':
+      return listPools(env);
+    case WHOAMI_ROUTE:
+      return json(200, whoami(caller));
+    case CONSOLE_CONFIG_ROUTE:
+      return json(200, consoleConfig(env.REPOSITORY));
+    case '/api/resources': {
+      const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
+      if ('response' in query) return query.response;
+      return runInPool(env, query.value.type, { op: 'list', type: query.value.type });
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The POST routes: the protocol's body routes and, on a test semaphore, the test routes. */
+function postRoute(
+  request: Request,
+  env: Env,
+  caller: Caller,
+  url: URL,
+): Promise<Response> | Response | undefined {
+  const bodyRouteHandler = BODY_ROUTES[url.pathname];
+  if (bodyRouteHandler !== undefined) {
+    const refused = routeRefusal(caller, bodyRouteHandler.kind);
+    return refused === undefined ? bodyRouteHandler.run(request, env, caller) : forbidden(caller, refused);
+  }
+  const testRouteHandler = TEST_ROUTES[url.pathname];
+  if (testRouteHandler === undefined || !testClockRouteAvailable(env, url)) return undefined;
+  const refused = routeRefusal(caller, 'test');
+  return refused === undefined ? testRouteHandler(request, env) : forbidden(caller, refused);
+}
+
 async function route(request: Request, env: Env): Promise<Response> {
   const url = new URL(request.url);
   if (request.method === 'GET' && url.pathname === '/api/health') return json(200, { ok: true, version });
   if (isConsoleRequest(request, url)) return serveConsole(request, env.ASSETS);
-  const token = env.SEMAPHORE_TOKEN;
-  if (token === undefined || token === '') {
+  const identified = await identify(request.headers.get('authorization'), env);
+  if (!('caller' in identified))
     return errorResponse(
-      500,
-      'internal',
-      'the semaphore has no SEMAPHORE_TOKEN; run `wrangler secret put SEMAPHORE_TOKEN`',
+      identified.status,
+      identified.status === 401 ? 'unauthorized' : 'internal',
+      identified.message,
     );
-  }
-  const tokenProblem = serverTokenProblem(token);
-  if (tokenProblem !== undefined) return errorResponse(401, 'unauthorized', tokenProblem);
-  if (!(await isAuthorized(request.headers.get('authorization'), token))) {
-    return errorResponse(
-      401,
-      'unauthorized',
-      "the token is missing or wrong: send the header Authorization: Bearer <token>, with the token set as the Worker's SEMAPHORE_TOKEN secret",
-    );
-  }
-  const bodyRouteHandler = request.method === 'POST' ? BODY_ROUTES[url.pathname] : undefined;
-  if (bodyRouteHandler !== undefined) return bodyRouteHandler(request, env);
-  const testRouteHandler = request.method === 'POST' ? TEST_ROUTES[url.pathname] : undefined;
-  if (testRouteHandler !== undefined && testClockRouteAvailable(env, url))
-    return testRouteHandler(request, env);
-  if (request.method === 'GET' && url.pathname === '/api/pools') return listPools(env);
-  if (request.method === 'GET' && url.pathname === CONSOLE_CONFIG_ROUTE) {
-    return json(200, consoleConfig(env.REPOSITORY));
-  }
-  if (request.method === 'GET' && url.pathname === '/api/resources') {
-    const query = validate(listQuerySchema, { type: url.searchParams.get('type') ?? undefined }, 'query');
-    if ('response' in query) return query.response;
-    return runInPool(env, query.value.type, { op: 'list', type: query.value.type });
-  }
-  const slotAnswer = await slotRoute(request, env, url);
+  const { caller } = identified;
+  const answer =
+    (request.method === 'POST' ? postRoute(request, env, caller, url) : undefined) ??
+    (request.method === 'GET' ? readRoute(env, caller, url) : undefined) ??
+    (await slotRoute(request, env, caller, url));
   return (
-    slotAnswer ??
+    (await answer) ??
     errorResponse(
       404,
       'not_found',
@@ -218,9 +347,20 @@ async function route(request: Request, env: Env): Promise<Response> {
   );
 }
 
+/**
+ * An error answer may repeat what the caller sent (an unknown key, a condition): the Worker's tokens
+ * are redacted from it, in every form. (Stored text was redacted when it was written.)
+ */
+async function withoutOwnSecrets(response: Response, env: Env): Promise<Response> {
+  if (response.status < 400 || !(response.headers.get('content-type') ?? '').startsWith('application/json'))
+    return response;
+  const text = await response.text();
+  return new Response(ownSecrets(env)(text), response);
+}
+
 export async function handleRequest(request: Request, env: Env): Promise<Response> {
   try {
-    return await route(request, env);
+    return await withoutOwnSecrets(await route(request, env), env);
   } catch (error) {
     // Only the error itself: never the request's headers or body, which carry the token and data.
     console.error('semaphore: unexpected error', error instanceof Error ? error.stack : String(error));

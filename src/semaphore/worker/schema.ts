@@ -83,6 +83,12 @@ export const POOL_MIGRATIONS: Migrations = [
     `INSERT INTO slug_generations (slug, generation)
        SELECT slug, max(generation) FROM events WHERE slug NOT IN (SELECT slug FROM slots) GROUP BY slug`,
   ],
+  // 5: the version of the current lease, counted up by every renew, so a force can pin the lease as it
+  // read it. A lease older than this version starts at 1.
+  [
+    'ALTER TABLE slots ADD COLUMN lease_version INTEGER',
+    'UPDATE slots SET lease_version = 1 WHERE lease_id IS NOT NULL',
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

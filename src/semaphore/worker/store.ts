@@ -16,6 +16,8 @@ export interface CurrentLease {
   leaseId: string;
   holder: string;
   leasedUntil: number;
+  /** 1 when the lease begins, one more with every renew or extend. */
+  version: number;
   wasDirty: boolean;
   previousHolder: string | null;
 }
@@ -52,6 +54,7 @@ type SlotRow = {
   lease_id: string | null;
   holder: string | null;
   leased_until: number | null;
+  lease_version: number | null;
   lease_was_dirty: number | null;
   lease_previous_holder: string | null;
   last_holder: string | null;
@@ -80,6 +83,7 @@ function toSlotState(row: SlotRow): SlotState {
           leaseId: row.lease_id,
           holder: row.holder,
           leasedUntil: row.leased_until,
+          version: row.lease_version ?? 1,
           wasDirty: row.lease_was_dirty === 1,
           previousHolder: row.lease_previous_holder,
         };
@@ -194,14 +198,16 @@ export class PoolStore {
     const lease = slot.lease;
     this.#sql.exec(
       `UPDATE slots SET generation = ?, dirty = ?, lease_id = ?, holder = ?, leased_until = ?,
-         lease_was_dirty = ?, lease_previous_holder = ?, last_holder = ?, last_acquired_at = ?,
-         last_released_at = ?, updated_at = ?, erase_failures = ?, last_erase_failure = ?
+         lease_version = ?, lease_was_dirty = ?, lease_previous_holder = ?, last_holder = ?,
+         last_acquired_at = ?, last_released_at = ?, updated_at = ?, erase_failures = ?,
+         last_erase_failure = ?
        WHERE slug = ?`,
       slot.generation,
       slot.dirty ? 1 : 0,
       lease?.leaseId ?? null,
       lease?.holder ?? null,
       lease?.leasedUntil ?? null,
+      lease?.version ?? null,
       lease === null ? null : lease.wasDirty ? 1 : 0,
       lease?.previousHolder ?? null,
       slot.lastHolder,

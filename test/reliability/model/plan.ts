@@ -78,7 +78,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('cleanup-start' as const),
       pr: closedPr,
-      change: fc.constantFrom('none' as const, 'person-forces' as const, 'pr-hands-over' as const),
+      change: fc.constantFrom(
+        'none' as const,
+        'person-forces' as const,
+        'pr-hands-over' as const,
+        'pr-renews' as const,
+      ),
       parallelSlots,
     }),
   },

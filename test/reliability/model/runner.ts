@@ -58,6 +58,7 @@ export interface ReleaseBody {
   force?: boolean;
   ifHolder?: string;
   ifGeneration?: number;
+  ifLeaseVersion?: number;
 }
 
 /** A lease the runner knows it holds, from its acquire answer until it sends the release. */

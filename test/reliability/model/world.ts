@@ -91,9 +91,11 @@ export type Step =
 
 /**
  * What happens to a slot between cleanup's read and its force: nothing, a person force-acquires it,
- * or the closed pull request's lease ends and another pull request acquires the slot.
+ * the closed pull request's lease ends and another pull request acquires the slot, or the pull
+ * request renews the lease it holds (its deploy runs again: reopened), which changes neither holder
+ * nor generation, only the lease's version.
  */
-export type HolderChange = 'none' | 'person-forces' | 'pr-hands-over';
+export type HolderChange = 'none' | 'person-forces' | 'pr-hands-over' | 'pr-renews';
 
 /**
  * Who holds the slots that start held (live, expired or dirty): pr-90 and pr-91, or pr-90 both (a
@@ -143,6 +145,8 @@ export class World implements RunnerObserver {
   private readonly runners = new Map<RunnerName, Runner>();
   /** The pull request the running cleanup is for, and what happens before each of its forces. */
   private cleanup: { pr: number; change: HolderChange } | undefined;
+  /** Slots whose lease was renewed after a runner read it and before its force went out. */
+  private readonly renewedBeforeForce = new Set<string>();
   private readonly finished: Runner[] = [];
 
   private readonly env: ModelEnv;
@@ -514,9 +518,28 @@ export class World implements RunnerObserver {
   async beforeForce(runner: Runner, slug: string): Promise<void> {
     const change = runner.name === 'cleanup' ? this.cleanup?.change : undefined;
     if (change === undefined || change === 'none') return;
+    if (change === 'pr-renews') return this.renewBeforeForce(slug);
     count('holder changes between a read and a force');
     if (change === 'person-forces') await this.personForces(slug);
     else await this.handOver(slug);
+  }
+
+  /** The lease on `slug` is renewed by its holder (a deploy of it runs again) after the force's read. */
+  private async renewBeforeForce(slug: string): Promise<void> {
+    const holding = this.leases.find((lease) => lease.slug === slug);
+    if (holding === undefined) return;
+    const renewed = await this.env.client.renew({
+      type: this.pool,
+      slug,
+      leaseId: holding.leaseId,
+      leaseMs: PR_LEASE_MS,
+    });
+    this.trace.push(
+      `${holding.holder} renewed ${slug} before the force: ${renewed === null ? 'gone' : 'ok'}`,
+    );
+    if (renewed === null) return;
+    count('renews between a read and a force');
+    this.renewedBeforeForce.add(slug);
   }
 
   released(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer): void {
@@ -534,6 +557,7 @@ export class World implements RunnerObserver {
     const how = request.force === true ? ' by force' : request.clean === true ? ' clean' : '';
     this.trace.push(`${runner.name} released ${slug}${how}: ${answer.released}`);
     if (request.force === true) this.checkForce(runner, request, answer, newest);
+    this.renewedBeforeForce.delete(slug);
     // Clean means verified: a slot the semaphore now calls clean has nothing left in it.
     if (answer.released && !answer.dirty && !isErased(slotContents(this.twin, this.config, slug))) {
       this.violate(`${runner.name} released ${slug} clean, but it still holds data`);
@@ -547,13 +571,22 @@ export class World implements RunnerObserver {
   private checkForce(runner: Runner, request: ReleaseBody, answer: ReleaseAnswer, newest?: Grant): void {
     const closed = `pr-${this.cleanup?.pr}`;
     if (runner.name !== 'cleanup') this.violate(`${runner.name} sent a force release`);
-    if (request.ifHolder !== closed || request.ifGeneration === undefined)
+    if (
+      request.ifHolder !== closed ||
+      request.ifGeneration === undefined ||
+      request.ifLeaseVersion === undefined
+    )
       this.violate(
         `cleanup of ${closed} forced without the condition of its lease: ${JSON.stringify(request)}`,
       );
     if (answer.conditionFailed) count('forces refused by their condition');
     if (answer.released && newest !== undefined && newest.holder !== closed)
       this.violate(`cleanup of ${closed} force-released the lease of ${newest.holder}#${newest.generation}`);
+    // A force pins the lease as it read it: one renewed since is not the one read.
+    if (answer.released && this.renewedBeforeForce.has(request.slug))
+      this.violate(
+        `cleanup of ${closed} force-released ${request.slug}, whose lease was renewed after its read`,
+      );
   }
 
   /**

@@ -1,74 +1,81 @@
-// The operator's actions on a pool: each one confirmed in words that name the slot and holder, each
-// carrying the operator's note, each checked by the semaphore itself (a force-release only ends the
-// lease the page showed). They answer what happened, for the status line.
+// The operator's actions: each confirmed (its facts apart from its fixed sentences), with a note, on
+// the semaphore's own check of what the page showed; offered as the signed-in role may.
 import { isIdentifier } from './answers.js';
-import { countdown } from './clock.js';
 import { confirmAction } from './confirm.js';
 import { dataText, h } from './dom.js';
+import { holderView } from './links.js';
 
 /** @typedef {import('./api.js').Api} Api */
 /** @typedef {import('./answers.js').Slot} Slot */
+/** @typedef {import('./answers.js').Whoami} Whoami */
 /** @typedef {(Node | string)[]} Outcome */
 
 /** @param {string} slug */
 const slugText = (slug) => dataText(slug, 'slug');
-/** @param {string} holder */
-const holderText = (holder) => dataText(holder, 'holder');
+/** @param {number | null} n */
+const num = (n) => h('span', {}, String(n ?? '—'));
 
-/** Which actions a slot offers, by what the page shows (the semaphore has the last word). */
-export function actionsFor(/** @type {Slot} */ slot) {
+/** @param {Slot} slot @param {Whoami['actions']} may */
+export function actionsFor(slot, may) {
   const liveLease = slot.holder !== null && !slot.expired;
-  return { release: slot.holder !== null, markDirty: !slot.dirty, remove: !liveLease };
+  return {
+    release: may.forceRelease && slot.holder !== null,
+    markDirty: may.markDirty && !slot.dirty,
+    remove: may.removeSlot && !liveLease,
+  };
+}
+
+/** @param {Slot} slot @returns {[string, Node][]} */
+function leaseFacts(slot) {
+  return [
+    ['Slot', slugText(slot.slug)],
+    ['Holder', holderView(slot.holder)],
+    ['Lease', h('span', {}, slot.expired ? 'expired' : 'live')],
+    ['Generation', num(slot.generation)],
+    ['Lease version', num(slot.leaseVersion)],
+  ];
 }
 
 /**
- * Force-release, conditional on the holder and generation the page shows.
  * @param {Api} api
  * @param {Slot} slot
  * @returns {Promise<Outcome | null>} null when the operator cancelled
  */
 export async function forceRelease(api, slot) {
-  const { type, slug, holder, generation, leasedUntil } = slot;
+  const { type, slug, holder, generation, leaseVersion } = slot;
   if (holder === null) return null;
-  const lease = slot.expired ? 'expired lease' : 'live lease';
-  const instead = !slot.expired && leasedUntil !== null ? ` instead of ${countdown(leasedUntil)}` : '';
   const note = await confirmAction({
-    title: `Force-release ${slug}?`,
+    title: 'Force-release this lease?',
+    facts: leaseFacts(slot),
     consequence: [
-      'This ends ',
-      holderText(holder),
-      `’s ${lease} on `,
-      slugText(slug),
-      ` now${instead}. `,
-      ...(slot.expired ? [] : [holderText(holder), ' is not told: its next renew fails. ']),
-      'The slot stays dirty, so the next gc erases it before anyone uses it. Only while ',
-      holderText(holder),
-      ` still holds it at generation ${generation}: if that changed since, nothing is released.`,
+      'This ends the lease above now.',
+      ...(slot.expired ? [] : ['Its holder is not told: its next renew fails.']),
+      'The slot stays dirty, so the next gc erases it before anyone uses it.',
+      'Only while the slot has this very lease (not renewed since): otherwise nothing is released.',
     ],
     confirmLabel: 'Force-release',
   });
   if (note === null) return null;
-  const answer = await api.forceRelease({ type, slug, holder, generation, note });
+  const answer = await api.forceRelease({ type, slug, holder, generation, leaseVersion, note });
   if (answer.released) {
     return [
       'Released ',
       slugText(slug),
       ' from ',
-      holderText(holder),
+      holderView(holder),
       ` (generation ${generation}); it is dirty until the next gc erases it.`,
     ];
   }
   if (answer.conditionFailed) {
-    const now =
-      answer.holder === null ? ['has no holder now'] : ['is now held by ', holderText(answer.holder)];
+    /** @param {number | null} g @param {number | null} v */
+    const at = (g, v) => ` (generation ${g ?? '?'}, lease version ${v ?? '—'})`;
     return [
       'Nothing was released: ',
       slugText(slug),
-      ' ',
-      ...now,
-      ` (generation ${answer.generation ?? '?'}), not by `,
-      holderText(holder),
-      ` (generation ${generation}) as the page showed. The page now shows the current state.`,
+      ...(answer.holder === null ? [' has no holder now'] : [' is now held by ', holderView(answer.holder)]),
+      `${at(answer.generation, answer.leaseVersion)}, not by `,
+      holderView(holder),
+      `${at(generation, leaseVersion)} as the page showed. The page now shows the current state.`,
     ];
   }
   return ['Nothing was released: ', slugText(slug), ' had no lease any more.'];
@@ -82,13 +89,14 @@ export async function forceRelease(api, slot) {
 export async function markDirty(api, slot) {
   const { type, slug, holder } = slot;
   const note = await confirmAction({
-    title: `Mark ${slug} dirty?`,
+    title: 'Mark this slot dirty?',
+    facts: [
+      ['Slot', slugText(slug)],
+      ['Holder', holderView(holder)],
+    ],
     consequence: [
-      slugText(slug),
-      ' is marked dirty: the next gc erases its data before anyone uses it again. ',
-      ...(holder === null
-        ? []
-        : ['Its lease stays: ', holderText(holder), ' keeps the slot until the lease ends.']),
+      'The next gc erases its data before anyone uses it again.',
+      ...(holder === null ? [] : ['Its lease stays.']),
     ],
     confirmLabel: 'Mark dirty',
   });
@@ -98,22 +106,34 @@ export async function markDirty(api, slot) {
 }
 
 /**
+ * Remove, only as the page shows the slot; a dirty one only when the operator says so.
  * @param {Api} api
  * @param {Slot} slot
  * @returns {Promise<Outcome | null>}
  */
 export async function removeSlot(api, slot) {
-  const { type, slug } = slot;
+  const { type, slug, generation, dirty } = slot;
+  const withData = h('input', { id: 'remove-dirty', type: 'checkbox' });
   const note = await confirmAction({
-    title: `Remove ${slug} from ${type}?`,
-    consequence: [
-      slugText(slug),
-      ' leaves the pool: nobody can acquire it until it is added again. Its data is not erased, and its history stays.',
+    title: `Remove this slot from ${type}?`,
+    facts: [
+      ['Slot', slugText(slug)],
+      ['Dirty', h('span', {}, dirty ? 'dirty' : 'clean')],
+      ['Generation', num(generation)],
     ],
+    consequence: [
+      'The slot leaves the pool until it is added again. Its history stays.',
+      'Only while it is as shown here (not leased since): otherwise nothing is removed.',
+    ],
+    fields: dirty
+      ? [h('label', { class: 'check' }, withData, ' Remove it with its data (never erased then)')]
+      : [],
+    check: () =>
+      dirty && !withData.checked ? 'The slot is dirty: tick the box, or let gc erase it first.' : null,
     confirmLabel: 'Remove slot',
   });
   if (note === null) return null;
-  await api.remove({ type, slug, note });
+  await api.remove({ type, slug, generation, allowDirty: dirty && withData.checked, note });
   return ['Removed ', slugText(slug), ' from the pool.'];
 }
 

@@ -1,6 +1,5 @@
-// The semaphore's answers, checked field by field before the page uses them (the page is a client
-// like any other: a broken or hostile server gets a clear error, not a half-drawn table). Errors name
-// the field, never its value. The shapes are the protocol's (docs/semaphore-protocol.md).
+// The semaphore's answers, checked field by field before use: a broken or hostile server gets a clear
+// error naming the field (never its value), not a half-drawn table. Shapes: docs/semaphore-protocol.md.
 
 export class BadAnswerError extends Error {}
 
@@ -66,6 +65,7 @@ export const readSlot = object({
   leasedUntil: nullable(count),
   expired: flag,
   generation: count,
+  leaseVersion: optional(nullable(count), null),
   dirty: flag,
   lastHolder: nullable(text),
   lastAcquiredAt: nullable(count),
@@ -91,6 +91,11 @@ export const readRelease = object({
   conditionFailed: optional(flag, false),
   holder: optional(nullable(text), null),
   generation: optional(nullable(count), null),
+  leaseVersion: optional(nullable(count), null),
+});
+export const readWhoami = object({
+  role: text,
+  actions: object({ forceRelease: flag, markDirty: flag, addSlot: flag, removeSlot: flag }),
 });
 export const readConfig = object({
   repository: nullable(text),
@@ -100,6 +105,7 @@ export const readConfig = object({
 /**
  * @typedef {ReturnType<typeof readSlot>} Slot
  * @typedef {ReturnType<typeof readEvent>} SlotEvent
+ * @typedef {ReturnType<typeof readWhoami>} Whoami
  */
 
 // The protocol's pool and slot names: 1-63 of a-z, 0-9 and '-', starting and ending with a letter or

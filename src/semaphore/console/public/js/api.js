@@ -1,6 +1,15 @@
 // The semaphore's /api, called with the signed-in token as the bearer header. The token goes into
 // that header and nowhere else: never a URL, never a message, never the console.
-import { readConfig, readEvents, readPools, readRelease, readSlot, readSlots, record } from './answers.js';
+import {
+  readConfig,
+  readEvents,
+  readPools,
+  readRelease,
+  readSlot,
+  readSlots,
+  readWhoami,
+  record,
+} from './answers.js';
 import { observeServerNow } from './clock.js';
 
 /** Longest server message the page shows; the rest is cut. */
@@ -92,6 +101,10 @@ export class Api {
     return this.#call(readConfig, 'GET', '/api/console/config');
   }
 
+  whoami() {
+    return this.#call(readWhoami, 'GET', '/api/whoami');
+  }
+
   pools() {
     return this.#call(readPools, 'GET', '/api/pools');
   }
@@ -113,12 +126,20 @@ export class Api {
   }
 
   /**
-   * Releases the lease only if the slot still has the holder and generation the page showed: the
-   * semaphore checks both in the same transaction as the release.
-   * @param {{ type: string, slug: string, holder: string, generation: number, note: string }} shown
+   * Releases only the lease the page showed (holder, generation, version): the semaphore checks.
+   * @param {{ type: string, slug: string, holder: string, generation: number, leaseVersion: number | null, note: string }} shown
    */
-  forceRelease({ type, slug, holder, generation, note }) {
-    const request = { type, slug, force: true, ifHolder: holder, ifGeneration: generation, note };
+  forceRelease({ type, slug, holder, generation, leaseVersion, note }) {
+    const ifLeaseVersion = leaseVersion ?? undefined;
+    const request = {
+      type,
+      slug,
+      force: true,
+      ifHolder: holder,
+      ifGeneration: generation,
+      ifLeaseVersion,
+      note,
+    };
     return this.#call(readRelease, 'POST', '/api/resources/release', request);
   }
 
@@ -137,9 +158,17 @@ export class Api {
     });
   }
 
-  /** @param {{ type: string, slug: string, note: string }} request */
-  async remove({ type, slug, note }) {
-    // A delete has no body: the protocol takes its note as a query parameter.
-    await this.#call(record, 'DELETE', `/api/resources/${part(type)}/${part(slug)}?note=${part(note)}`);
+  /**
+   * Removes the slot only at the generation shown and, unless `allowDirty`, clean.
+   * @param {{ type: string, slug: string, generation: number, allowDirty: boolean, note: string }} request
+   */
+  async remove({ type, slug, generation, allowDirty, note }) {
+    // No body: the condition and note are query parameters.
+    const query = new URLSearchParams({
+      ifGeneration: String(generation),
+      allowDirty: String(allowDirty),
+      note,
+    });
+    await this.#call(record, 'DELETE', `/api/resources/${part(type)}/${part(slug)}?${query}`);
   }
 }

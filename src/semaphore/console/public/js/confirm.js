@@ -1,6 +1,6 @@
-// The confirmation every operator action goes through: it says what will happen, in the slot's and
-// the holder's own names, and asks for the note that the semaphore keeps in the slot's history.
-import { byId, h } from './dom.js';
+// The confirmation of every operator action: what it is about, what will happen, and the note the
+// semaphore keeps in the slot's history.
+import { byId, factList, h } from './dom.js';
 
 const MAX_NOTE = 200;
 const CONTROL_CHARACTER = /\p{Cc}/u;
@@ -19,10 +19,11 @@ export function noteProblem(note) {
 
 /**
  * @typedef {object} Confirmation
- * @property {string} title e.g. `Force-release preview-2?`
- * @property {(Node | string)[]} consequence what will happen, as nodes (data inside them as text)
- * @property {string} confirmLabel the button that does it, e.g. `Force-release`
- * @property {HTMLElement[]} [fields] extra inputs the caller reads after confirming
+ * @property {string} title fixed text, no data
+ * @property {[string, Node][]} [facts] what it is about, each value its own element
+ * @property {string[]} consequence fixed sentences, no data
+ * @property {string} confirmLabel the button that does it
+ * @property {HTMLElement[]} [fields] extra inputs
  * @property {() => string | null} [check] the extra inputs' problem, or null
  */
 
@@ -31,7 +32,14 @@ export function noteProblem(note) {
  * @param {Confirmation} confirmation
  * @returns {Promise<string | null>}
  */
-export function confirmAction({ title, consequence, confirmLabel, fields = [], check = () => null }) {
+export function confirmAction({
+  title,
+  facts = [],
+  consequence,
+  confirmLabel,
+  fields = [],
+  check = () => null,
+}) {
   const dialog = byId('confirm', HTMLDialogElement);
   const note = h('input', { id: 'confirm-note', required: true, maxlength: MAX_NOTE, autocomplete: 'off' });
   const problem = h('p', { class: 'error', role: 'alert' });
@@ -40,7 +48,8 @@ export function confirmAction({ title, consequence, confirmLabel, fields = [], c
     'form',
     {},
     h('h2', { id: 'confirm-title' }, title),
-    h('p', { class: 'consequence' }, ...consequence),
+    facts.length > 0 && factList(facts),
+    ...consequence.map((sentence) => h('p', { class: 'consequence' }, sentence)),
     ...fields,
     h('label', { for: 'confirm-note' }, 'Note for the slot’s history (who and why)'),
     note,

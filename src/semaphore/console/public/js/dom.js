@@ -3,9 +3,9 @@
 
 /** @typedef {Node | string | null | undefined | false} Child */
 
-/** Attributes that run or load something, which no data may ever reach. */
+/** Attributes that run or load something. */
 const FORBIDDEN_ATTRIBUTE = /^(?:on|style$|srcdoc$|src$|formaction$|action$)/i;
-/** In-page routes and the pull request links of links.js; nothing else may become an href. */
+/** In-page routes and the pull request links of links.js, nothing else. */
 const ALLOWED_HREF = /^(?:#\/|https:\/\/github\.com\/)/;
 
 /**
@@ -35,21 +35,28 @@ function isPresent(child) {
 }
 
 // Characters that show nothing or change how the text around them reads (format characters: bidi
-// overrides and isolates, zero-width spaces and joiners; Unicode's other default-ignorable ones:
-// fillers, variation selectors) and line or paragraph separators: shown by name, so `pr-1601` with a
-// hidden right-to-left override cannot pass for `pr-1601`. The job summary shows them the same way
-// (src/report/escape.ts).
+// overrides, zero-width ones; the other default-ignorable ones: fillers, variation selectors) and
+// line or paragraph separators: spelt out, as the job summary does (src/report/escape.ts).
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}]/gu;
 
 /**
- * A server string as the operator should see it: invisible characters spelt out as ⟨U+202E⟩.
+ * `text` with every character `pattern` finds spelt out as ⟨U+202E⟩.
+ * @param {string} text
+ * @param {RegExp} pattern global
+ */
+export function spellOut(text, pattern) {
+  return text.replace(
+    pattern,
+    (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+  );
+}
+
+/**
+ * A server string as the operator should see it: invisible characters spelt out.
  * @param {string} text
  */
 export function visible(text) {
-  return text.replace(
-    INVISIBLE,
-    (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
-  );
+  return spellOut(text, INVISIBLE);
 }
 
 /**
@@ -71,6 +78,18 @@ export function byId(id, type) {
   const element = document.getElementById(id);
   if (!(element instanceof type)) throw new Error(`the page has no ${type.name} #${id}`);
   return element;
+}
+
+/**
+ * A list of facts, each a term and its own element.
+ * @param {[string, Node][]} facts
+ */
+export function factList(facts) {
+  return h(
+    'dl',
+    { class: 'facts' },
+    ...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+  );
 }
 
 /**

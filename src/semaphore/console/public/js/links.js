@@ -1,6 +1,6 @@
-// Holders named `pr-<n>` (the convention preview deploys use) link to pull request n of the
-// repository the Worker was told (its REPOSITORY var); any other holder is plain text.
-import { dataText, h } from './dom.js';
+// A holder is its own box, never words of a sentence; `pr-<n>` links to the Worker's REPOSITORY's
+// pull request n. One outside the rule (an older semaphore's) is flagged, such characters spelt out.
+import { h, spellOut } from './dom.js';
 
 const PULL_REQUEST_HOLDER = /^pr-([1-9][0-9]{0,9})$/;
 // Checked again here, whatever the Worker sent: the link is built from these two parts only.
@@ -14,14 +14,21 @@ export function linkHoldersTo(value) {
   repository = value !== null && REPOSITORY.test(value) && !/\/\.\.?$/.test(value) ? value : null;
 }
 
-/**
- * A holder as text, linked to its pull request when there is one to link to.
- * @param {string | null} holder
- */
+const HOLDER = /^[A-Za-z0-9_.:@/-]{1,200}$/;
+
+/** @param {string | null} holder */
 export function holderView(holder) {
   if (holder === null) return h('span', { class: 'muted' }, '—');
+  if (!HOLDER.test(holder)) {
+    return h(
+      'span',
+      { class: 'holder flagged' },
+      h('bdi', {}, spellOut(holder, /[^A-Za-z0-9_.:@/-]/gu)),
+      h('span', { class: 'flag' }, '⚠ not a holder name'),
+    );
+  }
   const number = PULL_REQUEST_HOLDER.exec(holder)?.[1];
-  if (repository === null || number === undefined) return dataText(holder, 'holder');
+  if (repository === null || number === undefined) return h('bdi', { class: 'holder' }, holder);
   const href = `https://github.com/${repository}/pull/${number}`;
   return h('a', { href, class: 'holder', rel: 'noopener noreferrer', target: '_blank' }, holder);
 }

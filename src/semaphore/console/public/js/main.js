@@ -22,12 +22,15 @@ const signInForm = byId('sign-in-form', HTMLFormElement);
 const tokenInput = byId('token', HTMLInputElement);
 const signInError = byId('sign-in-error', HTMLElement);
 const signOutButton = byId('sign-out', HTMLButtonElement);
+const roleLine = byId('role', HTMLElement);
 const viewSlot = byId('view', HTMLElement);
 const status = byId('status', HTMLElement);
 const clock = byId('server-clock', HTMLElement);
 
 /** @type {Api | null} */
 let api = null;
+/** The signed-in role's actions, the only ones offered. @type {import('./answers.js').Whoami['actions']} */
+let may = { forceRelease: false, markDirty: false, addSlot: false, removeSlot: false };
 /** @type {View | null} */
 let current = null;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -59,6 +62,7 @@ function showSignIn(/** @type {string} */ problem = '') {
   viewSlot.replaceChildren();
   signOutButton.hidden = true;
   clock.textContent = '';
+  roleLine.replaceChildren();
   signInSection.hidden = false;
   signInError.textContent = problem;
   tokenInput.focus();
@@ -80,8 +84,9 @@ function isRefusedToken(error) {
 async function signIn(token, refusal) {
   const candidate = new Api(token);
   let config;
+  let role;
   try {
-    config = await candidate.config();
+    [config, role] = await Promise.all([candidate.config(), candidate.whoami()]);
   } catch (error) {
     if (isRefusedToken(error)) signOut(`${refusal} The semaphore said: “${describe(error)}”`);
     else showSignIn(`Could not sign in: ${describe(error)}`);
@@ -89,6 +94,12 @@ async function signIn(token, refusal) {
   }
   sessionStorage.setItem(TOKEN_KEY, token);
   api = candidate;
+  may = role.actions;
+  roleLine.replaceChildren(
+    'signed in as ',
+    dataText(role.role, 'role'),
+    role.role === 'read' ? ' (view only)' : '',
+  );
   linkHoldersTo(config.repository);
   signInSection.hidden = true;
   signInError.textContent = '';
@@ -171,7 +182,7 @@ function viewFor(context) {
 
 function show() {
   if (api === null) return;
-  const view = viewFor({ api, act, refreshNow });
+  const view = viewFor({ api, act, refreshNow, may });
   current = view;
   if (view === null) {
     viewSlot.replaceChildren(h('p', {}, 'There is no such page. ', h('a', { href: '#/' }, 'See the pools.')));

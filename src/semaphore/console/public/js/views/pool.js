@@ -48,7 +48,7 @@ export function poolView(context, type) {
       'div',
       { class: 'toolbar' },
       summary,
-      button('Add slot…', () => context.act(() => addSlot(context.api, type))),
+      context.may.addSlot ? button('Add slot…', () => context.act(() => addSlot(context.api, type))) : null,
     ),
     table(HEADINGS, body, 'slots'),
   );

@@ -1,7 +1,7 @@
 // The pieces of a slot both the pool table and the slot page show: its state, dirt and actions.
 import { actionsFor, forceRelease, markDirty, removeSlot } from '../actions.js';
 import { leaseEnd } from '../clock.js';
-import { button, h } from '../dom.js';
+import { button, h, visible } from '../dom.js';
 
 /** @typedef {import('../answers.js').Slot} Slot */
 /** @typedef {import('./view.js').Context} Context */
@@ -25,10 +25,11 @@ export function dirtView(slot) {
           'span',
           {
             class: 'badge failed',
+            // A title cannot be isolated: spell hidden characters out.
             title:
               slot.lastEraseFailure === null
                 ? ''
-                : `${slot.lastEraseFailure.step}: ${slot.lastEraseFailure.message}`,
+                : visible(`${slot.lastEraseFailure.step}: ${slot.lastEraseFailure.message}`),
           },
           `erase failed ×${slot.eraseFailures}`,
         )
@@ -43,12 +44,12 @@ export function dirtView(slot) {
 }
 
 /**
- * The buttons of the actions this slot offers.
+ * The buttons of the actions this slot offers to the signed-in role.
  * @param {Slot} slot
  * @param {Context} context
  */
-export function slotActions(slot, { api, act }) {
-  const offered = actionsFor(slot);
+export function slotActions(slot, { api, act, may }) {
+  const offered = actionsFor(slot, may);
   return h(
     'span',
     { class: 'actions' },

@@ -1,6 +1,6 @@
 // One slot: what it is now, its actions, and its history, newest first, a page at a time.
 import { ago, instant } from '../clock.js';
-import { button, dataText, h, table } from '../dom.js';
+import { button, dataText, factList, h, table } from '../dom.js';
 import { holderView } from '../links.js';
 import { dirtView, leaseEndView, slotActions, stateBadge } from './slot-parts.js';
 
@@ -79,10 +79,7 @@ function summary(slot, context) {
     ['Last acquired', when(slot.lastAcquiredAt)],
     ['Last released', when(slot.lastReleasedAt)],
   ];
-  return [
-    h('dl', { class: 'facts' }, ...facts.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)])),
-    slotActions(slot, context),
-  ];
+  return [factList(facts), slotActions(slot, context)];
 }
 
 /**

@@ -12,6 +12,7 @@
  * @property {import('../api.js').Api} api
  * @property {(action: () => Promise<Outcome | null>) => void} act runs an operator action, reports it and refreshes
  * @property {() => void} refreshNow refreshes the page at once (reporting a failure like the poller)
+ * @property {import('../answers.js').Whoami['actions']} may the signed-in role's actions
  */
 
 export {};

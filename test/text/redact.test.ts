@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactData, secretForms, secretRedactor } from '../../src/report/redact.ts';
+import { redactData, secretForms, secretRedactor } from '../../src/text/redact.ts';
 
 const TOKEN = 'cf-TOKEN+/9x_Qz7~ab"c\\d';
 
@@ -29,6 +29,17 @@ describe('secretRedactor: every form a server might repeat a secret in', () => {
     // What is left cannot be decoded back to the token.
     const left = Buffer.from(redacted.replace('Authorization: Basic ', '').replace('***', ''), 'base64');
     expect(left.toString('latin1')).not.toContain(TOKEN.slice(2, -2));
+  });
+
+  // Cloudflare's messages are clipped at 300 characters before any redaction sees them: a clip
+  // through a token leaves its start, which is still the token's to hide.
+  it('redacts the start of a secret a clip cut off, and only a start long enough to tell', () => {
+    expect(redact(`denied for ${TOKEN.slice(0, 12)}…`)).toBe('denied for ***…');
+    expect(redact(`url ${encodeURIComponent(TOKEN).slice(0, 15)}… and ${TOKEN.slice(0, 9)}…`)).toBe(
+      'url ***… and ***…',
+    );
+    expect(redact(`short ${TOKEN.slice(0, 5)}…`)).toBe(`short ${TOKEN.slice(0, 5)}…`);
+    expect(redact('cf-TOKEN+/9x and more')).toBe('cf-TOKEN+/9x and more');
   });
 
   it('leaves text without a secret alone', () => {

@@ -1,0 +1,108 @@
+// The roles a caller signs in with and what each may do. The router asks `refusal()` before a call
+// reaches a pool; what only the slot's state can tell (is this lease the pull request's own?) the pool
+// checks in the command's transaction, with the holder `ownHolder()` names.
+import type {
+  AcquireRequest,
+  AcquireSpecificRequest,
+  ReleaseRequest,
+  Role,
+  WhoamiAnswer,
+} from '../protocol.ts';
+import { FORCE_CONDITIONS } from '../protocol.ts';
+
+export type Caller =
+  | { role: 'admin' | 'gc' | 'read' }
+  /** A deploy job signed in with its OIDC token: its holder is the token's pull request's. */
+  | { role: 'pull-request'; holder: string; repository: string };
+
+/** The one holder the gc role leases as (the sweeper's and cleanup's holder). */
+export const GC_ROLE_HOLDER = 'gc';
+
+/** What each role may do, in the words a refusal and `GET /api/whoami` use. */
+export const ROLE_MAY: Readonly<Record<Role, string>> = {
+  admin: 'do everything: read, lease, force, mark slots dirty, add and remove slots',
+  gc: `read, acquire as holder '${GC_ROLE_HOLDER}' (without reuseHeld), renew and release its own leases, and force only on the full condition of what it read (ifHolder, ifGeneration and ifLeaseVersion); it may not add, remove or mark slots dirty`,
+  read: 'read the pools, the slots and their history; it may change nothing',
+  'pull-request':
+    "read, and acquire, renew and release only its own pull request's lease (the holder pr-<n> of its OIDC token), and mark the slot of that lease dirty; it may never force, add or remove slots",
+};
+
+const ACTIONS: Readonly<Record<Role, WhoamiAnswer['actions']>> = {
+  admin: { forceRelease: true, markDirty: true, addSlot: true, removeSlot: true },
+  gc: { forceRelease: true, markDirty: false, addSlot: false, removeSlot: false },
+  read: { forceRelease: false, markDirty: false, addSlot: false, removeSlot: false },
+  'pull-request': { forceRelease: false, markDirty: false, addSlot: false, removeSlot: false },
+};
+
+export function whoami(caller: Caller): WhoamiAnswer {
+  return {
+    role: caller.role,
+    holder: caller.role === 'pull-request' ? caller.holder : null,
+    may: ROLE_MAY[caller.role],
+    actions: ACTIONS[caller.role],
+  };
+}
+
+/** The message of a 403: what was refused, the role, and what that role may do. */
+export function forbiddenMessage(caller: Caller, refused: string): string {
+  const who =
+    caller.role === 'pull-request' ? `the pull-request role (${caller.holder})` : `the ${caller.role} role`;
+  return `${who} may not ${refused}. It may ${ROLE_MAY[caller.role]}`;
+}
+
+/** The holder a pool must find on the lease a pull-request caller renews, releases or marks; undefined for the others. */
+export function ownHolder(caller: Caller): string | undefined {
+  return caller.role === 'pull-request' ? caller.holder : undefined;
+}
+
+/** What a caller may not do on these write routes whatever their body: undefined when it may call them. */
+export function routeRefusal(
+  caller: Caller,
+  route: 'slots' | 'lease' | 'mark-dirty' | 'test',
+): string | undefined {
+  if (caller.role === 'admin') return undefined;
+  if (caller.role === 'read') return 'change anything';
+  switch (route) {
+    case 'slots':
+      return 'add or remove slots';
+    case 'test':
+      return 'use the test routes';
+    case 'mark-dirty':
+      return caller.role === 'gc' ? 'mark slots dirty' : undefined;
+    case 'lease':
+      return undefined;
+  }
+}
+
+/** A force of the gc role must carry every condition, so it can only end the lease it read. */
+function unconditionalForce(
+  body: Partial<Record<(typeof FORCE_CONDITIONS)[number], unknown>>,
+): string | undefined {
+  const missing = FORCE_CONDITIONS.filter((field) => body[field] === undefined);
+  return missing.length === 0 ? undefined : `force without ${missing.join(' and ')}`;
+}
+
+/** The holder a new lease may be taken for: the pull request's own, the gc role's one. */
+function holderRefusal(caller: Caller, holder: string): string | undefined {
+  const own = caller.role === 'pull-request' ? caller.holder : caller.role === 'gc' ? GC_ROLE_HOLDER : holder;
+  return holder === own ? undefined : `acquire for holder ${JSON.stringify(holder)}`;
+}
+
+export function acquireSpecificRefusal(caller: Caller, body: AcquireSpecificRequest): string | undefined {
+  if (caller.role === 'admin') return undefined;
+  const holder = holderRefusal(caller, body.holder);
+  if (holder !== undefined || body.force !== true) return holder;
+  return caller.role === 'pull-request' ? 'force a slot' : unconditionalForce(body);
+}
+
+export function acquireRefusal(caller: Caller, body: AcquireRequest): string | undefined {
+  if (caller.role === 'admin') return undefined;
+  const holder = holderRefusal(caller, body.holder);
+  if (holder !== undefined) return holder;
+  return caller.role === 'gc' && body.reuseHeld === true ? 'acquire with reuseHeld' : undefined;
+}
+
+export function releaseRefusal(caller: Caller, body: ReleaseRequest): string | undefined {
+  if (caller.role === 'admin' || body.force !== true) return undefined;
+  return caller.role === 'pull-request' ? 'force a release' : unconditionalForce(body);
+}
