@@ -81,18 +81,27 @@ export class CloudflareApi {
     return this.pacer.call(kind, (context) => readAnswer(kind, context, request, resultSchema, infoSchema));
   }
 
-  /** Every item of a page-numbered listing, one paced request per page. */
+  /**
+   * Every item of a page-numbered listing, one paced request per page. `within` names the field of
+   * `result` that holds the page's items, for a listing whose result is an object (`{ items }`).
+   */
   async allPages<T>(
     kind: string,
     request: (page: number, options: SdkRequestOptions) => PromiseLike<Response>,
     itemSchema: z.ZodType<T>,
+    within?: string,
   ): Promise<T[]> {
+    const listSchema = z.array(itemSchema);
+    const resultSchema: z.ZodType<T[]> =
+      within === undefined
+        ? listSchema
+        : z.looseObject({ [within]: listSchema }).transform((answer) => answer[within] as T[]);
     const items: T[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
       const { result, info } = await this.send(
         kind,
         (options) => request(page, options),
-        z.array(itemSchema),
+        resultSchema,
         pageInfoSchema,
       );
       items.push(...result);

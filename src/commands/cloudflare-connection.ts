@@ -70,7 +70,8 @@ async function leftAtHandOver(
   found: unknown,
 ): Promise<LeftReport | undefined> {
   try {
-    const inventory = await operations.inventory?.(context, resource, found);
+    // Nothing is handed over: the slot was not erased by this run, or its erase read it already.
+    const inventory = await operations.inventory?.(context, resource, found, undefined);
     if (inventory === undefined || inventory.state === 'empty') return undefined;
     return {
       state: inventory.state,

@@ -84,16 +84,19 @@ export interface EraseSlotOptions {
    * others are reported 'not-run' and the erase as 'deferred' (not clean yet) unless a step failed.
    */
   only?: readonly StepKind[];
-  /** acquire: what the deploy that follows the erase declares (its wrangler config); gc has none. */
-  incoming?: IncomingDeploy;
+  /** The deploy the slot is erased for (acquire); undefined for gc: every container class is kept. */
+  incoming?: IncomingDeploy | undefined;
 }
 
 interface PlannedStep {
   kind: StepKind;
   resource: string;
   run: (context: EraseContext) => Promise<StepOutcome>;
-  /** Reads back what is left of the resource; undefined for a kind without an inventory. */
-  inventory: ((context: InventoryContext) => Promise<Inventory>) | undefined;
+  /**
+   * Reads back what is left of the resource, given what its step handed over; undefined for a kind
+   * without an inventory.
+   */
+  inventory: ((context: InventoryContext, handover: unknown) => Promise<Inventory>) | undefined;
   /** What the step did before it failed, from its details ("deleted 1,204 keys"). */
   doneBefore: (details: StepDetails) => string | undefined;
 }
@@ -117,7 +120,8 @@ function planSteps(resources: KindResources): PlannedStep[] {
       inventory:
         inventory === undefined
           ? undefined
-          : async (context) => inventory(context, resource, await found(context.resolver)),
+          : async (context, handover) =>
+              inventory(context, resource, await found(context.resolver), handover),
       doneBefore: (details: StepDetails) => operations.doneBefore?.(details),
     };
   });
@@ -181,16 +185,17 @@ const STOPPED_SUMMARY: Record<EraseStatus, string> = {
 async function runStep(
   step: PlannedStep,
   context: EraseContext,
-): Promise<{ result: StepResult; stop: EraseStatus | undefined }> {
+): Promise<{ result: StepResult; stop: EraseStatus | undefined; handover?: unknown }> {
   const { pacer } = context.api;
   const base = { kind: step.kind, resource: step.resource, details: null };
   const before = pacer.requestsSoFar();
   try {
-    const { inventory, ...outcome } = await step.run(context);
+    const { inventory, handover, ...outcome } = await step.run(context);
     const requests = pacer.requestsSoFar() - before;
     return {
       result: { ...base, ...outcome, ...(inventory === undefined ? {} : { inventory }), requests },
       stop: undefined,
+      handover,
     };
   } catch (error) {
     const { reason, message, details } = failureOf(error);
@@ -211,6 +216,8 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
   const context: EraseContext = { api, resolver, dryRun, ...(incoming === undefined ? {} : { incoming }) };
   const startRequests = api.pacer.requestsSoFar();
   const steps: StepResult[] = [];
+  /** What each step handed its inventory, by the step's index. */
+  const handovers = new Map<number, unknown>();
   let stopped: EraseStatus | undefined;
   let leftOut = false;
 
@@ -241,13 +248,14 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
       steps.push({ ...base, status: 'not-run', summary: STOPPED_SUMMARY[stopped] });
       continue;
     }
-    const { result, stop } = await runStep(step, context);
+    const { result, stop, handover } = await runStep(step, context);
+    handovers.set(steps.length, handover);
     steps.push(result);
     stopped = stop;
   }
 
   if (stopped === undefined && !dryRun && !leftOut && steps.every((step) => step.status !== 'failed'))
-    stopped = await readWhatIsLeft(planned, steps, { api, resolver });
+    stopped = await readWhatIsLeft(planned, steps, handovers, { api, resolver });
 
   const failed = steps.filter((step) => step.status === 'failed');
   const needsPerson = failed.some((step) => step.failure?.reason !== 'pending');
@@ -266,6 +274,7 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
 async function readWhatIsLeft(
   planned: readonly PlannedStep[],
   steps: StepResult[],
+  handovers: ReadonlyMap<number, unknown>,
   context: InventoryContext,
 ): Promise<EraseStatus | undefined> {
   const { pacer } = context.api;
@@ -274,7 +283,7 @@ async function readWhatIsLeft(
     if (step === undefined) continue;
     const before = pacer.requestsSoFar();
     try {
-      step.inventory ??= await plan.inventory?.(context);
+      step.inventory ??= await plan.inventory?.(context, handovers.get(index));
     } catch (error) {
       const { reason, message } = failureOf(error);
       Object.assign(step, {

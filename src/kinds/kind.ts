@@ -82,12 +82,14 @@ export interface ResourceKind<
 
 /**
  * What a kind does at Cloudflare. `Found` is what the account's listing says of a name (an id, a
- * summary), handed to the erase step; `Details` is what the step records of what it did.
+ * summary), handed to the erase step; `Details` is what the step records of what it did;
+ * `Handover` what the step hands its inventory (its last reads).
  */
 export interface KindOperations<
   Template extends object,
   Found = unknown,
   Details extends StepDetails = StepDetails,
+  Handover = unknown,
 > {
   /**
    * The listing the credential check makes for the templates of this kind (the one the erase reuses,
@@ -105,7 +107,11 @@ export interface KindOperations<
    * Erases what the slot's resource holds; with `context.dryRun` it reads and says what it would do.
    * The step's summary is the line the job summary and the terminal show.
    */
-  erase(context: EraseContext, resource: Template & Origin, found: Found): Promise<StepOutcome<Details>>;
+  erase(
+    context: EraseContext,
+    resource: Template & Origin,
+    found: Found,
+  ): Promise<StepOutcome<Details, Handover>>;
   /**
    * Creates the resource (`preview-gc slots provision`, for one the listing says is missing), as the
    * slot config describes it; never called for one that exists.
@@ -117,9 +123,15 @@ export interface KindOperations<
    * What is left of the resource, read back by the kind's inventory (code that shares nothing with
    * its erase): the slot is released clean only when every resource's inventory says empty or
    * expiring. A step whose last request already carried the inventory's reads (D1's batch) returns
-   * it in its outcome instead, and this is not called for it.
+   * it in its outcome instead, and this is not called for it. `handover` is what the step handed
+   * over (its outcome's), undefined when it handed nothing.
    */
-  inventory?(context: InventoryContext, resource: Template & Origin, found: Found): Promise<Inventory>;
+  inventory?(
+    context: InventoryContext,
+    resource: Template & Origin,
+    found: Found,
+    handover: Handover | undefined,
+  ): Promise<Inventory>;
 }
 
 /** A kind, its types kept, checked against ResourceKind. */
@@ -137,7 +149,7 @@ export function defineKind<
 
 /** A kind's operations, their types kept: `defineOperations<D1Template>()({ probe, find, erase })`. */
 export function defineOperations<Template extends object>() {
-  return <Found, Details extends StepDetails>(
-    operations: KindOperations<Template, Found, Details>,
-  ): KindOperations<Template, Found, Details> => operations;
+  return <Found, Details extends StepDetails, Handover = unknown>(
+    operations: KindOperations<Template, Found, Details, Handover>,
+  ): KindOperations<Template, Found, Details, Handover> => operations;
 }

@@ -6,6 +6,7 @@ import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { NameResolver } from '../cloudflare/resolver.ts';
 import type { Inventory } from './inventory.ts';
 
+/** What the deploy that is about to use the slot declares (an acquire's incoming branch). */
 export interface IncomingDeploy {
   /** Container-backed Durable Object classes the incoming deploy declares, by class name. */
   containerClasses: readonly string[];
@@ -17,8 +18,11 @@ export interface EraseContext {
   resolver: NameResolver;
   /** Reads happen; every mutation is replaced by a 'would-change' record. */
   dryRun: boolean;
-  /** acquire: what the deploy that follows the erase declares (its wrangler config); gc has none. */
-  incoming?: IncomingDeploy;
+  /**
+   * The incoming deploy, when the erase runs for one (erase-on-acquire with the branch's wrangler
+   * config at hand); undefined for gc, which keeps every container-backed class.
+   */
+  incoming?: IncomingDeploy | undefined;
 }
 
 export type StepFailureReason =
@@ -40,12 +44,17 @@ export type StepFailureReason =
 export type StepDetails = object;
 
 /** What a step function returns; the orchestrator adds kind, resource and requests. */
-export interface StepOutcome<Details extends StepDetails = StepDetails> {
+export interface StepOutcome<Details extends StepDetails = StepDetails, Handover = unknown> {
   status: 'done' | 'unchanged' | 'would-change';
   summary: string;
   details: Details;
   /** What is left, when the step's own last request carried the inventory's reads. */
   inventory?: Inventory;
+  /**
+   * The step's reads made after its last change to what they show, handed to its kind's inventory
+   * (which judges them with code of its own, and reads the rest itself); never in the report.
+   */
+  handover?: Handover;
 }
 
 export class StepError extends Error {

@@ -2,8 +2,8 @@
 // the tenant's upload carries no `tags` (so preview-gc's tag stays on the script, as with wrangler)
 // and, for a Worker without classes to tombstone, no migration either. Neither the tag nor the
 // migration tag may stand for "already parked"; only the code read back may. Also: refusals the
-// erase must explain (a class another Worker binds, a bucket with R2 Data Catalog), and the
-// namespaces of a Worker's previews, which are not its classes.
+// erase must explain (a class another Worker binds, a bucket with R2 Data Catalog), and a Worker's
+// Worker Previews, whose classes are not its own but go with the previews.
 import { describe, expect, it } from 'vitest';
 import type { SlotResources } from '../../src/config/slot-config.ts';
 import { PARKED_TAG } from '../../src/kinds/workers/parked-worker.ts';
@@ -230,8 +230,8 @@ describe('a class another Worker binds', () => {
   });
 });
 
-describe('a Worker with previews', () => {
-  it("tombstones only the Worker's own classes, never its previews' namespaces", async () => {
+describe('a Worker with Worker Previews', () => {
+  it("tombstones the Worker's own classes, and deletes its previews with their namespaces", async () => {
     twin().seed({
       workers: [
         {
@@ -245,11 +245,17 @@ describe('a Worker with previews', () => {
     const { result } = await erase(slotResources('preview-1', park('previewed')));
 
     expect(result.status).toBe('complete');
-    expect(result.steps[0]).toMatchObject({ details: { tombstoned: ['Room'] } });
-    const previewNamespaces = twin()
+    // Only the Worker's own Room is in the migration: a preview's class in `deleted_classes` would
+    // fail the whole upload.
+    expect(result.steps[0]).toMatchObject({
+      summary: 'parked; tombstoned Room; deleted Worker Preview pr-12',
+      details: { tombstoned: ['Room'] },
+    });
+    const namespaces = twin()
       .state()
-      .durableObjectNamespaces.filter((namespace) => namespace.preview?.slug === 'pr-12');
-    expect(previewNamespaces.map((namespace) => namespace.class).sort()).toEqual(['Draft', 'Room']);
+      .durableObjectNamespaces.filter((namespace) => namespace.script === 'previewed-preview-1');
+    expect(namespaces).toEqual([]);
+    expect(workerOf('previewed-preview-1').previews).toEqual([]);
   });
 });
 

@@ -120,9 +120,15 @@ describe('erasing the demo slot shape', () => {
     // The request count of one erase of this shape, by kind (reported in the closing note).
     expect(pacer.usage().byKind).toEqual({
       'workers.list': 1,
-      'do.namespaces.list': 1,
+      // The erase's listing, and the inventory's own after the park.
+      'do.namespaces.list': 2,
       'containers.list': 1,
       'workers.upload': 1,
+      // Preview URLs off, the deployment serving the Worker, its versions, its Worker Previews.
+      'workers.previews.off': 1,
+      'workers.deployments.list': 1,
+      'workers.versions.list': 1,
+      'workers.previews.list': 1,
       'd1.list': 1,
       'd1.query': 3,
       'kv.namespaces.list': 1,
@@ -136,9 +142,9 @@ describe('erasing the demo slot shape', () => {
       'r2.lifecycle.put': 2,
       'r2.objects.list': 2,
     });
-    expect(result.requests).toBe(46);
-    expect(result.steps.map((step) => step.requests)).toEqual([4, 4, 31, 4, 3]);
-    expect(twin.requests()).toHaveLength(46);
+    expect(result.requests).toBe(51);
+    expect(result.steps.map((step) => step.requests)).toEqual([9, 4, 31, 4, 3]);
+    expect(twin.requests()).toHaveLength(51);
   });
 
   it('changes nothing and only reads when the slot is already clean', async () => {
@@ -163,7 +169,7 @@ describe('erasing the demo slot shape', () => {
     expect(twin.requests().map((request) => request.route)).toContain(
       'GET /accounts/:account/workers/scripts/:name/content/v2',
     );
-    expect(result.requests).toBe(15);
+    expect(result.requests).toBe(20);
   });
 });
 

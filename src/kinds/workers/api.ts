@@ -1,5 +1,6 @@
 // The Workers calls preview-gc makes: list scripts, their Durable Object namespaces and the container
-// applications; read a script's code, settings and references; upload the parked Worker. The upload
+// applications (and delete a retired one); read a script's code, settings and references; upload the
+// parked Worker, learning the version it became. The upload
 // is a hand-built FormData sent with the raw `put`, because the SDK's upload is broken in 7.x
 // (docs/cloudflare.md#the-sdks-worker-upload-is-broken-in-7x).
 // biome-ignore lint/style/noRestrictedImports: types only (the upload metadata's type), erased from the bundle.
@@ -155,6 +156,19 @@ export function listContainerApplications(api: CloudflareApi): Promise<Container
   });
 }
 
+/** Deletes a container application (its instances go with it). */
+export async function deleteContainerApplication(api: CloudflareApi, id: string): Promise<void> {
+  await api.send(
+    'containers.delete',
+    (options) =>
+      api
+        .sdk(RESOURCES)
+        .containers.applications.delete(id, { account_id: api.accountId }, options)
+        .asResponse(),
+    z.unknown(),
+  );
+}
+
 /**
  * The Worker's deployed code (`content/v2`: one part per module), or 'too-large' when it is over
  * `maxBytes`: a caller comparing it with a small known script needs no more to know it differs.
@@ -231,14 +245,18 @@ export async function durableObjectBindings(
   });
 }
 
-/** Uploads a whole Worker: one JSON `metadata` part and one part per module. */
+/**
+ * Uploads a whole Worker: one JSON `metadata` part and one part per module. Answers the id of the
+ * version it became, when the answer names it (`deployment_id`, the version's id without hyphens, as
+ * wrangler's deploy reads it; the SDK's type leaves it out).
+ */
 export async function uploadWorker(
   api: CloudflareApi,
   name: string,
   metadata: WorkerUploadMetadata,
   modules: WorkerModuleFile[],
-): Promise<void> {
-  await api.send(
+): Promise<string | undefined> {
+  const { result } = await api.send(
     'workers.upload',
     (options) => {
       // A fresh form per attempt: a body stream cannot be sent twice.
@@ -258,8 +276,9 @@ export async function uploadWorker(
         })
         .asResponse();
     },
-    z.looseObject({}),
+    z.looseObject({ deployment_id: z.string().nullish() }),
   );
+  return result.deployment_id ?? undefined;
 }
 
 /** The minimal script `slots provision` uploads to create a slot's Worker: it answers 503 until a deploy. */
@@ -272,8 +291,8 @@ const SHELL_CODE =
  * deploy replaces. An upload to a name that exists replaces that Worker, so callers create only what
  * the run's listing says is missing.
  */
-export function createWorkerShell(api: CloudflareApi, name: string): Promise<void> {
-  return uploadWorker(
+export async function createWorkerShell(api: CloudflareApi, name: string): Promise<void> {
+  await uploadWorker(
     api,
     name,
     { main_module: SHELL_MODULE, compatibility_date: '2025-06-01', bindings: [] },

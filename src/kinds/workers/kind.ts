@@ -1,5 +1,6 @@
-// Workers: the slot's compute. The erase parks the Worker (uploads the parked code over it) and
-// tombstones its Durable Object classes, so no request reaches the last pull request's code or state.
+// Workers: the slot's compute. The erase parks the Worker (uploads the parked code over it),
+// tombstones its Durable Object classes, turns its preview URLs off and deletes its old versions and
+// Worker Previews, so no request reaches the last pull request's code or state.
 import { defineKind } from '../kind.ts';
 import { type WorkerTemplate, workerEntry } from './config.ts';
 import { workersWrangler } from './wrangler.ts';
@@ -26,7 +27,7 @@ export const workers = defineKind({
     resources: 'Workers',
     dashboard: 'Workers Scripts: Edit',
     apiName: 'Workers Scripts Write',
-    use: "lists Workers and their Durable Object namespaces; uploads the parked Worker over a slot's Worker",
+    use: "lists Workers and their Durable Object namespaces; uploads the parked Worker over a slot's Worker; turns its preview URLs off; reads its deployments and versions and deletes the old ones that have a preview URL; lists and deletes its Worker Previews",
   },
   conditionalPermissions: [
     {
@@ -36,6 +37,15 @@ export const workers = defineKind({
       apiName: 'Workers Containers Read',
       use: 'lists container applications, so a class that backs a container is kept, not tombstoned',
       onlyWhen: "a slot's Worker has Durable Object classes",
+    },
+    {
+      kind: 'containers-retire',
+      resources: 'container applications',
+      dashboard: 'Workers Containers: Edit',
+      apiName: 'Workers Containers Write',
+      use: 'deletes the container application of a class the incoming branch no longer declares, so the class can be tombstoned',
+      onlyWhen:
+        "an acquire erases a slot for a branch whose wrangler config drops a container class the slot's Worker has",
     },
   ],
   wrangler: workersWrangler,

@@ -13,7 +13,10 @@ export const PARKED_TAG = 'preview-gc-parked';
 const OWN_TAG = /^preview-gc-(\d+)$/;
 
 const COMPATIBILITY_DATE = '2025-06-01';
-const MAIN_MODULE = 'parked.js';
+/** The parked Worker's one module, and the line it starts with: how a person (and the inventory) knows it. */
+export const PARKED_MAIN_MODULE = 'parked.js';
+export const PARKED_BANNER =
+  '// Parked by preview-gc: this preview slot is free. Every request answers 503 until the next deploy.';
 const JS_IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 /** Names the stub code cannot declare as a class: its own names and JavaScript's reserved words. */
 const UNUSABLE = new Set(
@@ -57,7 +60,7 @@ export function nextMigrationTag(current: string | undefined): string {
 
 function parkedCode(keep: readonly KeptClass[]): string {
   const lines = [
-    '// Parked by preview-gc: this preview slot is free. Every request answers 503 until the next deploy.',
+    PARKED_BANNER,
     ...(keep.length > 0 ? ["import { DurableObject } from 'cloudflare:workers';"] : []),
     'const parked = () =>',
     "  new Response('This preview slot is parked.\\n', {",
@@ -98,7 +101,7 @@ function declaredContainers(keep: readonly KeptClass[]): WorkerUploadMetadata['c
 export function parkedUpload(plan: ParkedUploadPlan): ParkedUpload {
   const containers = declaredContainers(plan.keep);
   const metadata: WorkerUploadMetadata = {
-    main_module: MAIN_MODULE,
+    main_module: PARKED_MAIN_MODULE,
     compatibility_date: COMPATIBILITY_DATE,
     // No binding survives except secrets: nothing may bind a deleted class (10061), and the next
     // deploy of the slot expects its secrets to be where it left them.
@@ -130,7 +133,9 @@ export function parkedUpload(plan: ParkedUploadPlan): ParkedUpload {
   }
   return {
     metadata,
-    modules: [{ name: MAIN_MODULE, content: parkedCode(plan.keep), type: 'application/javascript+module' }],
+    modules: [
+      { name: PARKED_MAIN_MODULE, content: parkedCode(plan.keep), type: 'application/javascript+module' },
+    ],
     newMigrationTag,
   };
 }

@@ -40,6 +40,8 @@ export const uploadMetadataSchema = z.looseObject({
     .array(z.looseObject({ name: z.string().optional(), class_name: z.string().optional() }))
     .optional(),
   tags: z.array(z.string()).optional(),
+  /** The version's annotations (SDK VersionCreateParams.Metadata.Annotations; wrangler's versions upload). */
+  annotations: z.record(z.string(), z.string()).optional(),
 });
 export type UploadMetadata = z.infer<typeof uploadMetadataSchema>;
 export type Step = z.infer<typeof stepSchema>;

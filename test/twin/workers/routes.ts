@@ -9,6 +9,7 @@ import { route } from '../gate.ts';
 import { clientOf, formOf, jsonPart, modulesOf, SCRIPTS, scriptOf } from './requests.ts';
 import type { WorkersStore } from './store.ts';
 import { applyUpload } from './upload.ts';
+import { activeVersion } from './versions.ts';
 import { contentAnswer, type SettingsAnswer, scriptView, settingsView, type UploadAnswer } from './views.ts';
 
 export function workersRoutes(workers: WorkersStore, account: AccountCore): HttpHandler[] {
@@ -26,7 +27,8 @@ export function workersRoutes(workers: WorkersStore, account: AccountCore): Http
       return ok<UploadAnswer>({
         ...scriptView(outcome.script),
         startup_time_ms: 1,
-        deployment_id: outcome.script.versionId.replaceAll('-', ''),
+        // wrangler reads the new version's id here, without hyphens.
+        deployment_id: (activeVersion(outcome.script)?.id ?? '').replaceAll('-', ''),
         ...(outcome.reconciliation ? { exports_reconciliation: outcome.reconciliation } : {}),
       });
     }),

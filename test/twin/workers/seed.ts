@@ -1,8 +1,10 @@
 // A Worker in a seed: its migration tag or exports mode, its Durable Object classes (a container on
-// some), its bindings and previews; and the seed that makes a slot's Worker exist with a class.
+// some), its bindings, its workers.dev switches, versions uploaded after the deployed one, and its
+// Worker Previews; and the seed that makes a slot's Worker exist with a class.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type DoClass, newClass, newId, type WorkersStore } from './store.ts';
+import { type DoClass, newClass, newId, type WorkerScript, type WorkersStore } from './store.ts';
+import { newDeployment, newVersion } from './versions.ts';
 
 export const workerSeedSchema = z.strictObject({
   name: z.string().min(1),
@@ -34,9 +36,29 @@ export const workerSeedSchema = z.strictObject({
       }),
     )
     .optional(),
+  /** workers.dev is on for the Worker (default false). */
+  workersDev: z.boolean().optional(),
+  /** Its version and alias preview URLs are on (default: as `workersDev`, the API's default). */
+  previewUrls: z.boolean().optional(),
   /**
-   * Worker previews, each with its own Durable Object namespaces: listed with the Worker's
-   * name in `script` and the preview in `preview`.
+   * Versions uploaded after the deployed one and not deployed (`wrangler versions upload`), each
+   * optionally with an alias, a tag and a message.
+   */
+  versions: z
+    .array(
+      z.strictObject({
+        alias: z
+          .string()
+          .regex(/^[a-z](?:[a-z0-9-]*[a-z0-9])?$/, 'an alias: lower case letters, digits and -')
+          .optional(),
+        tag: z.string().optional(),
+        message: z.string().optional(),
+      }),
+    )
+    .optional(),
+  /**
+   * Worker Previews, each deployed once, with its own Durable Object namespaces: listed with the
+   * Worker's name in `script` and the preview in `preview`.
    */
   previews: z
     .array(
@@ -76,7 +98,8 @@ export function seedWorker(workers: WorkersStore, w: WorkerSeed): void {
   ).map((b) => ({ type: 'durable_object_namespace', ...b }));
   const text = [...classes.keys()].map((name) => `export class ${name} {}`).join('\n');
   const now = new Date().toISOString();
-  workers.scripts.set(w.name, {
+  const workersDev = w.workersDev ?? false;
+  const script: WorkerScript = {
     name: w.name,
     tag: newId(),
     etag: newId(),
@@ -98,16 +121,40 @@ export function seedWorker(workers: WorkersStore, w: WorkerSeed): void {
     createdOn: now,
     modifiedOn: now,
     lastDeployedFrom: 'wrangler',
-    versionId: randomUUID(),
-    deploymentId: randomUUID(),
-    subdomain: { enabled: false, previews_enabled: false },
+    versions: [],
+    deployments: [],
+    subdomain: { enabled: workersDev, previews_enabled: w.previewUrls ?? workersDev },
     previews: (w.previews ?? []).map((preview) => ({
-      id: randomUUID(),
+      id: newId(),
       slug: preview.slug,
-      name: `${w.name}-${preview.slug}`,
+      name: preview.slug,
+      createdOn: now,
+      updatedOn: now,
       classes: preview.classes.map((c) => newClass(c.name, true, c.objects ?? 1)),
+      deployments: [
+        {
+          id: randomUUID(),
+          createdOn: now,
+          mainModule: 'index.js',
+          migrationTag: undefined,
+          annotations: {},
+          env: {},
+        },
+      ],
     })),
-  });
+  };
+  const deployed = newVersion(script, { main_module: 'index.js' }, 'wrangler');
+  script.versions.push(deployed);
+  script.deployments.push(newDeployment(deployed.id, 'wrangler', { 'workers/triggered_by': 'upload' }));
+  for (const extra of w.versions ?? []) {
+    const annotations = {
+      ...(extra.alias === undefined ? {} : { 'workers/alias': extra.alias }),
+      ...(extra.tag === undefined ? {} : { 'workers/tag': extra.tag }),
+      ...(extra.message === undefined ? {} : { 'workers/message': extra.message }),
+    };
+    script.versions.push(newVersion(script, { main_module: 'index.js', annotations }, 'wrangler'));
+  }
+  workers.scripts.set(w.name, script);
 }
 
 /** A slot's Worker as preview-gc's slot config expands it (the fields the seed reads). */

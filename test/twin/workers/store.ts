@@ -1,7 +1,8 @@
-// Workers scripts, their Durable Object classes (one namespace per class), the namespaces of their
-// previews, and container applications.
+// Workers scripts, their Durable Object classes (one namespace per class), their versions and
+// deployments, their Worker Previews (each with its own namespaces), and container applications.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type Cloudflare from 'cloudflare';
+import type { UploadMetadata } from './metadata.ts';
 
 export interface DoClass {
   name: string;
@@ -36,14 +37,71 @@ export interface DeclaredContainer {
 }
 
 /**
- * A Worker preview: its Durable Object namespaces are listed with the parent Worker's name in
- * `script` and the preview in `preview` (wrangler's containers/deploy.ts, DurableObjectNamespace).
+ * A Worker Preview (`/workers/workers/:name/previews`): its own deployments, and its own Durable Object
+ * namespaces, listed with the parent Worker's name in `script` and the preview in `preview`
+ * (wrangler's containers/deploy.ts, DurableObjectNamespace), deleted with it (the Previews docs).
  */
 export interface WorkerPreview {
+  /** 32 hex characters (the Previews API docs: "Immutable 32-character hex string"). */
   id: string;
   slug: string;
   name: string;
+  createdOn: string;
+  updatedOn: string;
   classes: DoClass[];
+  deployments: PreviewDeployment[];
+}
+
+/** One deployment of a Worker Preview (wrangler's DeploymentResource). */
+export interface PreviewDeployment {
+  id: string;
+  createdOn: string;
+  mainModule: string | undefined;
+  migrationTag: string | undefined;
+  annotations: Record<string, string>;
+  env: Record<string, Record<string, unknown>>;
+}
+
+/** The annotations a version carries (the upload metadata's `annotations`, SDK VersionCreateParams). */
+export interface VersionAnnotations {
+  'workers/message'?: string;
+  'workers/tag'?: string;
+  'workers/alias'?: string;
+  'workers/triggered_by'?: string;
+}
+
+/**
+ * One version of a Worker: every upload makes one (the script upload, which deploys it at once, and
+ * the versions API, which does not). Kept as uploaded, so a later deployment can make it live.
+ */
+export interface WorkerVersion {
+  id: string;
+  /** 1, 2, … in upload order (the SDK's `number`). */
+  number: number;
+  createdOn: string;
+  /** Who uploaded it: `wrangler` or `api` (the SDK's `metadata.source`). */
+  source: string;
+  annotations: VersionAnnotations;
+  /**
+   * Whether it gets a version preview URL: not for a Worker that implements a Durable Object (the
+   * preview URLs docs, "Limitations").
+   */
+  hasPreview: boolean;
+  metadata: UploadMetadata;
+  modules: WorkerModule[];
+  bindings: Record<string, unknown>[];
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  migrationTag: string | undefined;
+}
+
+/** A deployment: the versions that serve the Worker's traffic, with their share. */
+export interface WorkerDeployment {
+  id: string;
+  createdOn: string;
+  source: string;
+  versions: { version_id: string; percentage: number }[];
+  annotations: { 'workers/message'?: string; 'workers/triggered_by'?: string };
 }
 
 export interface WorkerScript {
@@ -67,9 +125,10 @@ export interface WorkerScript {
   modifiedOn: string;
   /** The client of the last upload: `wrangler` or `api` (wrangler warns before overwriting `api`). */
   lastDeployedFrom: string;
-  /** The version the last upload created; the latest deployment serves it at 100 %. */
-  versionId: string;
-  deploymentId: string;
+  /** Every version not deleted, oldest first. */
+  versions: WorkerVersion[];
+  /** Every deployment not deleted, oldest first: the last one serves the traffic. */
+  deployments: WorkerDeployment[];
   subdomain: { enabled: boolean; previews_enabled: boolean };
   previews: WorkerPreview[];
 }
@@ -125,17 +184,13 @@ export function classesInCode(modules: WorkerModule[], names: Iterable<string>):
   return found;
 }
 
-/** A version uploaded with the versions API, waiting for a deployment that makes it the live one. */
-export interface PendingVersion {
-  script: string;
-  metadata: Record<string, unknown>;
-  modules: WorkerModule[];
-  client: string;
+/** The deployment serving the Worker now: the last one. */
+export function activeDeployment(script: WorkerScript): WorkerDeployment | undefined {
+  return script.deployments.at(-1);
 }
 
 export class WorkersStore {
   readonly scripts = new Map<string, WorkerScript>();
-  readonly versions = new Map<string, PendingVersion>();
   readonly containers = new Map<string, ContainerApp>();
   /** The account's workers.dev subdomain. */
   readonly subdomain = 'preview-gc-twin';
@@ -166,7 +221,8 @@ export class WorkersStore {
         .map((c) => namespaceRow(c, script.name, `${script.name}_${c.name}`)),
       ...script.previews.flatMap((preview) =>
         preview.classes.map((c) => ({
-          ...namespaceRow(c, script.name, `${script.name}-${preview.slug}_${c.name}`),
+          // The Previews docs: a preview's namespace is named `{previewSlug}_{ClassName}`.
+          ...namespaceRow(c, script.name, `${preview.slug}_${c.name}`),
           preview: { id: preview.id, slug: preview.slug, name: preview.name },
         })),
       ),

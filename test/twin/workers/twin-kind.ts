@@ -1,11 +1,16 @@
-// The Workers kind of the twin: scripts and their Durable Object classes, the DO namespaces (previews'
-// included) and container applications, with everything `wrangler deploy` calls.
+// The Workers kind of the twin: scripts and their Durable Object classes, their versions,
+// deployments, workers.dev switches and Worker Previews, the DO namespaces (previews' included) and
+// container applications, with everything `wrangler deploy`, `versions` and `preview` call.
 import { defineTwinKind } from '../twin-kind.ts';
 import { deployRoutes } from './deploy-routes.ts';
 import { containerRoutes, durableObjectRoutes } from './durable-object-routes.ts';
+import { previewRoutes } from './preview-routes.ts';
+import { type ReachableUrl, reachableUrls } from './reachability.ts';
 import { workersRoutes } from './routes.ts';
 import { seedWorker, workerSeedFor, workerSeedSchema } from './seed.ts';
-import { type NamespaceRow, WorkersStore } from './store.ts';
+import { activeDeployment, type NamespaceRow, WorkersStore } from './store.ts';
+import { subdomainRoutes } from './subdomain-routes.ts';
+import { versionRoutes } from './version-routes.ts';
 
 export interface WorkersState {
   workers: {
@@ -20,6 +25,17 @@ export interface WorkersState {
     bindings: Record<string, unknown>[];
     mainModule: string;
     modules: { name: string; contentType: string; size: number }[];
+    /** Every version, oldest first, with its alias and whether it has a preview URL. */
+    versions: { id: string; number: number; alias: string | null; hasPreview: boolean }[];
+    /** The versions the active deployment serves, with their share. */
+    deployed: { version_id: string; percentage: number }[];
+    /** How many deployments the Worker keeps (the active one included). */
+    deployments: number;
+    subdomain: { enabled: boolean; previews_enabled: boolean };
+    /** Worker Previews by slug. */
+    previews: string[];
+    /** Every workers.dev URL that answers, and what answers it (the twin's routing model). */
+    reachable: ReachableUrl[];
   }[];
   durableObjectNamespaces: (NamespaceRow & { objects: number })[];
   containers: { id: string; name: string; namespaceId: string | null }[];
@@ -40,6 +56,17 @@ function stateOf(workers: WorkersStore): WorkersState {
         bindings: s.bindings,
         mainModule: s.mainModule,
         modules: s.modules.map((m) => ({ name: m.name, contentType: m.contentType, size: m.text.length })),
+        versions: s.versions.map((v) => ({
+          id: v.id,
+          number: v.number,
+          alias: v.annotations['workers/alias'] ?? null,
+          hasPreview: v.hasPreview,
+        })),
+        deployed: activeDeployment(s)?.versions ?? [],
+        deployments: s.deployments.length,
+        subdomain: { ...s.subdomain },
+        previews: s.previews.map((p) => p.slug),
+        reachable: reachableUrls(workers, s),
       };
     }),
     durableObjectNamespaces: workers.namespaces().map((ns) => ({
@@ -62,6 +89,9 @@ export const workersKind = defineTwinKind({
   routes: (workers, account) => [
     ...workersRoutes(workers, account),
     ...deployRoutes(workers, account),
+    ...versionRoutes(workers, account),
+    ...subdomainRoutes(workers, account),
+    ...previewRoutes(workers, account),
     ...durableObjectRoutes(workers, account),
     ...containerRoutes(workers, account),
   ],

@@ -15,7 +15,9 @@ import {
   type WorkerModule,
   type WorkerScript,
   type WorkersStore,
+  type WorkerVersion,
 } from './store.ts';
+import { newDeployment, newVersion } from './versions.ts';
 
 function applyStep(draft: Draft, step: Step): void {
   if (step.transferred_classes?.length) {
@@ -67,8 +69,10 @@ export interface UploadOutcome {
 export interface UploadOptions {
   /** Who uploaded (`wrangler` or `api`), shown as the script's `last_deployed_from`. */
   client: string;
-  /** The version this upload becomes (a version uploaded earlier and deployed now); default a new one. */
-  versionId?: string;
+  /** A version uploaded earlier, deployed now: no new version is made. */
+  deploying?: WorkerVersion;
+  /** The deployment's message (`wrangler versions deploy --message`). */
+  message?: string | undefined;
   /** Check everything, change nothing (a version upload is checked when it is uploaded). */
   dryRun?: boolean;
 }
@@ -120,13 +124,32 @@ export function applyUpload(
     createdOn: previous?.createdOn ?? now,
     modifiedOn: now,
     lastDeployedFrom: options.client,
-    versionId: options.versionId ?? crypto.randomUUID(),
-    deploymentId: crypto.randomUUID(),
+    versions: previous?.versions ?? [],
+    deployments: previous?.deployments ?? [],
     subdomain: previous?.subdomain ?? { enabled: false, previews_enabled: false },
     previews: previous?.previews ?? [],
   };
-  if (!options.dryRun) store.scripts.set(name, script);
+  if (!options.dryRun) {
+    recordDeployment(script, metadata, options);
+    store.scripts.set(name, script);
+  }
   return { script, reconciliation: metadata.exports ? draft.reconciliation : undefined };
+}
+
+/**
+ * Every upload is a new version and is deployed at once; a deployment of an earlier version makes no
+ * new version.
+ */
+function recordDeployment(script: WorkerScript, metadata: UploadMetadata, options: UploadOptions): void {
+  const { deploying, message, client } = options;
+  const version = deploying ?? newVersion(script, metadata, client);
+  if (!deploying) script.versions = [...script.versions, version];
+  const annotations = deploying
+    ? message === undefined
+      ? {}
+      : { 'workers/message': message }
+    : { 'workers/triggered_by': 'upload' };
+  script.deployments = [...script.deployments, newDeployment(version.id, client, annotations)];
 }
 
 /**

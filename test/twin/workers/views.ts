@@ -87,18 +87,6 @@ export function secretsOf(script: WorkerScript): Cloudflare.Workers.Scripts.Secr
   );
 }
 
-/** The latest deployment: the last upload's version at 100 %. */
-export function deploymentOf(script: WorkerScript): Cloudflare.Workers.Scripts.Deployment {
-  return {
-    id: script.deploymentId,
-    created_on: script.modifiedOn,
-    source: script.lastDeployedFrom,
-    strategy: 'percentage',
-    versions: [{ version_id: script.versionId, percentage: 100 }],
-    annotations: { 'workers/triggered_by': 'upload' },
-  };
-}
-
 /**
  * The Worker resource: wrangler reads `subdomain` from it; `references.durable_objects` lists the
  * other Workers bound to this Worker's classes.
@@ -130,7 +118,9 @@ export function workerView(workers: WorkersStore, script: WorkerScript): Cloudfl
       queues: [],
       workers: [],
     },
-    subdomain: { ...script.subdomain, url: `https://${host}`, preview_url_suffix: host },
+    // The SDK: prepend a version or preview prefix to the suffix to make a preview URL
+    // (`https://<prefix>-my-worker.my-subdomain.workers.dev`), as wrangler's versions upload does.
+    subdomain: { ...script.subdomain, url: `https://${host}`, preview_url_suffix: `-${host}` },
     tags: script.tags,
     tail_consumers: [],
   };
