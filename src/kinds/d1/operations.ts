@@ -1,9 +1,14 @@
-// What the D1 kind does at Cloudflare: find the database by name in the run's one listing, erase it.
+// What the D1 kind does at Cloudflare: find the database by name in the run's one listing, erase it,
+// and read back what is left. The inventory's reads ride in the erase's own requests (send.ts); when
+// they could not (a schema of many tables, the erase's last request full), the inventory reads on its
+// own after every step.
 import type { NameResolver } from '../../cloudflare/resolver.ts';
 import { defineOperations } from '../kind.ts';
 import { listD1Databases } from './api.ts';
 import type { D1Template } from './config.ts';
+import { d1DoneBefore } from './details.ts';
 import { eraseD1 } from './erase.ts';
+import { D1Inventory, readD1Inventory } from './inventory.ts';
 
 const databases = (resolver: NameResolver) => resolver.listing('d1', listD1Databases);
 
@@ -12,5 +17,12 @@ export const d1Operations = defineOperations<D1Template>()({
   /** The database's uuid. */
   find: async (resolver, database) =>
     (await databases(resolver)).find((candidate) => candidate.name === database.name)?.uuid,
-  erase: eraseD1,
+  erase: async (context, database, databaseId) => {
+    const inventory = new D1Inventory(database.erase);
+    const outcome = await eraseD1(context, database, databaseId, inventory);
+    const left = context.dryRun ? undefined : inventory.result();
+    return left === undefined ? outcome : { ...outcome, inventory: left };
+  },
+  inventory: (context, database, databaseId) => readD1Inventory(context.api, databaseId, database.erase),
+  doneBefore: d1DoneBefore,
 });
