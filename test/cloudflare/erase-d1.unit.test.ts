@@ -32,7 +32,7 @@ ${numbers(7, "INSERT INTO search_history (q) SELECT 'salary ' || i FROM n")}`,
     expect(step.summary).toBe('deleted 20 rows in 3 tables, emptied 1 FTS5 index');
     expect(rowsOf(env, name, 'SELECT count(*) AS n FROM docs_meta')).toEqual([{ n: 0 }]);
     expect(rowsOf(env, name, 'SELECT count(*) AS n FROM search_history')).toEqual([{ n: 0 }]);
-    expect(oracle(env, name)).toEqual([]);
+    expect(oracle(env.twin.d1, name)).toEqual([]);
     expect(step.inventory).toEqual({
       state: 'empty',
       summary: '0 rows in 2 tables, 0 tokens in 2 FTS5 indexes',
@@ -56,7 +56,7 @@ INSERT INTO notes_index (rowid, body) SELECT id, body FROM notes;`,
     expect(result.status).toBe('complete');
     expect(step.summary).toBe('deleted 30 rows in 1 table, emptied 1 FTS5 index');
     expect(rowsOf(env, name, "SELECT rowid FROM notes_index WHERE notes_index MATCH 'private'")).toEqual([]);
-    expect(oracle(env, name)).toEqual([]);
+    expect(oracle(env.twin.d1, name)).toEqual([]);
   });
 });
 
@@ -75,7 +75,7 @@ INSERT INTO posts_fts(posts_fts) VALUES ('rebuild');`,
 
     expect(result.status).toBe('complete');
     expect(rowsOf(env, name, "SELECT rowid FROM posts_fts WHERE posts_fts MATCH 'hello'")).toEqual([]);
-    expect(oracle(env, name)).toEqual([]);
+    expect(oracle(env.twin.d1, name)).toEqual([]);
     expect(step.inventory?.state).toBe('empty');
   });
 });
@@ -119,7 +119,7 @@ INSERT INTO jobs (state) VALUES ('queued');`,
       message:
         'rows keep coming back: table jobs does not shrink under its own deletes; trigger jobs_requeue (AFTER DELETE ON jobs) writes into it on every delete: drop or change the trigger, or set `erase: drop` for this database',
     });
-    expect(oracle(env, name)).toEqual(['table jobs: 1 rows']);
+    expect(oracle(env.twin.d1, name)).toEqual(['table jobs: 1 rows']);
   });
 });
 
@@ -147,7 +147,7 @@ ${numbers(200_000, "INSERT INTO events SELECT i, 'k' || (i % 13), i FROM n")}`,
     const second = await eraseDatabase(env, 'p5');
     expect(second.result.status).toBe('complete');
     expect(second.step.summary).toBe('deleted 100,000 rows in 1 table');
-    expect(oracle(env, name)).toEqual([]);
+    expect(oracle(env.twin.d1, name)).toEqual([]);
     // No request was refused on the way: each statement and each request stayed within the limits.
     expect(refusedFirst).toEqual([]);
     expect(env.twin.requests().filter((request) => request.status !== 200)).toEqual([]);

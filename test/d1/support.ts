@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { PacerOptions } from '../../src/cloudflare/pacer.ts';
 import { parseSlotConfig, resourcesForSlot } from '../../src/config/slot-config.ts';
 import { eraseInNewRun, type InProcessTwin } from '../cloudflare/in-process-twin.ts';
+import type { D1Store } from '../twin/d1/store.ts';
 import { leftIn } from './oracle.ts';
 
 export function d1Config(mode: 'rows' | 'drop' = 'rows'): string {
@@ -19,9 +20,9 @@ export function seedDatabase(env: InProcessTwin, slug: string, sql: string): str
   return name;
 }
 
-/** What the oracle finds in the database now. */
-export function oracle(env: InProcessTwin, name: string, mode: 'rows' | 'drop' = 'rows'): string[] {
-  const database = env.twin.d1.find(name);
+/** What the oracle finds in the database now, from the twin's D1 store (in-process or `twin.account.d1`). */
+export function oracle(databases: D1Store, name: string, mode: 'rows' | 'drop' = 'rows'): string[] {
+  const database = databases.find(name);
   if (database === undefined) throw new Error(`no database ${name} in the twin`);
   const dir = mkdtempSync(join(tmpdir(), 'preview-gc-oracle-'));
   try {

@@ -17,14 +17,14 @@ describe.each(ZOO.map((schema, index) => ({ ...schema, slug: `z${index}` })))(
       async () => {
         const env = inProcessTwin();
         const name = seedDatabase(env, slug, sql);
-        expect(oracle(env, name)).not.toEqual([]);
+        expect(oracle(env.twin.d1, name)).not.toEqual([]);
         const { result, step } = await eraseDatabase(env, slug);
 
         if (wanted.outcome === 'reclaimed') {
           expect(step.failure).toBeUndefined();
           expect(result.status).toBe('complete');
           expect(step.inventory?.state).toBe('empty');
-          expect(oracle(env, name)).toEqual([]);
+          expect(oracle(env.twin.d1, name)).toEqual([]);
         } else {
           expect(result.status).not.toBe('complete');
           expect(step.failure?.reason).toBe('refused');

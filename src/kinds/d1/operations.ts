@@ -1,7 +1,7 @@
 // What the D1 kind does at Cloudflare: find the database by name in the run's one listing, erase it,
 // and read back what is left. The inventory's reads ride in the erase's own requests (send.ts); when
-// they could not (a schema of many tables, the erase's last request full), the inventory reads on its
-// own after every step.
+// they could not (the erase's last request full, or not known to be the last), the inventory reads
+// once more on its own, in one request: it has the schema from the erase's first.
 import type { NameResolver } from '../../cloudflare/resolver.ts';
 import { defineOperations } from '../kind.ts';
 import { listD1Databases } from './api.ts';
@@ -20,8 +20,8 @@ export const d1Operations = defineOperations<D1Template>()({
   erase: async (context, database, databaseId) => {
     const inventory = new D1Inventory(database.erase);
     const outcome = await eraseD1(context, database, databaseId, inventory);
-    const left = context.dryRun ? undefined : inventory.result();
-    return left === undefined ? outcome : { ...outcome, inventory: left };
+    if (context.dryRun) return outcome;
+    return { ...outcome, inventory: inventory.result() ?? (await inventory.read(context.api, databaseId)) };
   },
   inventory: (context, database, databaseId) => readD1Inventory(context.api, databaseId, database.erase),
   doneBefore: d1DoneBefore,

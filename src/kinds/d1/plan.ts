@@ -183,42 +183,56 @@ export function ftsCommand(table: SchemaTable, command: 'delete-all' | 'rebuild'
   return { sql: `INSERT INTO ${name}(${name}) VALUES('${command}')` };
 }
 
-/** "delete X before Y" for every table Y, as sets of X (lower-cased names). */
-export function predecessors(plans: readonly TablePlan[], schema: D1Schema): Map<string, Set<string>> {
+/** "delete X before Y": for every table Y, the set of X (lower-cased names). */
+export type Before = Map<string, Set<string>>;
+
+/**
+ * What must come before what: `firm`, the foreign keys (a parent emptied before its children fails
+ * the request) and an external index's content table; `all`, those and the tables triggers write
+ * into (out of that order, rows come back and cost a round, no more).
+ */
+export function predecessors(plans: readonly TablePlan[], schema: D1Schema): { all: Before; firm: Before } {
   const known = new Set(plans.map((plan) => lower(plan.table.name)));
-  const before = new Map<string, Set<string>>([...known].map((name) => [name, new Set<string>()]));
-  const edge = (first: string, then: string) => {
-    if (first !== then && known.has(first) && known.has(then)) before.get(then)?.add(first);
+  const empty = () => new Map<string, Set<string>>([...known].map((name) => [name, new Set<string>()]));
+  const all = empty();
+  const firm = empty();
+  const edge = (first: string, then: string, isFirm: boolean) => {
+    if (first === then || !known.has(first) || !known.has(then)) return;
+    all.get(then)?.add(first);
+    if (isFirm) firm.get(then)?.add(first);
   };
   for (const plan of plans) {
     const name = lower(plan.table.name);
-    for (const parent of plan.references) edge(name, parent);
+    for (const parent of plan.references) edge(name, parent, true);
     const { shape } = plan.table;
-    if (shape.kind === 'fts5' && shape.content === 'external') edge(lower(shape.contentTable), name);
+    if (shape.kind === 'fts5' && shape.content === 'external') edge(lower(shape.contentTable), name, true);
   }
   for (const trigger of schema.triggers)
-    for (const target of trigger.writesInto) edge(lower(trigger.table), lower(target));
-  return before;
+    for (const target of trigger.writesInto) edge(lower(trigger.table), lower(target), false);
+  return { all, firm };
 }
 
 /**
  * The tables in an order that keeps every "before" it can (Kahn's algorithm, name order among
- * equals). A cycle (two tables referencing each other, triggers writing back and forth) is broken at
- * the first of its tables by name; the request order then decides, and the read-back after each
- * request tells whether rows came back.
+ * equals). A cycle is broken where only `all` is broken, keeping `firm` (a trigger writing back into
+ * a table its foreign keys reference), else at the first of its tables by name (tables referencing
+ * each other); the read-back after each request tells whether rows came back.
  */
 export function eraseOrder(
   plans: readonly TablePlan[],
-  before: ReadonlyMap<string, ReadonlySet<string>>,
+  all: ReadonlyMap<string, ReadonlySet<string>>,
+  firm: ReadonlyMap<string, ReadonlySet<string>> = all,
 ): TablePlan[] {
   const remaining = [...plans].sort((a, b) => (a.table.name < b.table.name ? -1 : 1));
   const ordered: TablePlan[] = [];
   const placed = new Set<string>();
-  while (remaining.length > 0) {
-    const ready = remaining.findIndex((plan) =>
+  const readyBy = (before: ReadonlyMap<string, ReadonlySet<string>>) =>
+    remaining.findIndex((plan) =>
       [...(before.get(lower(plan.table.name)) ?? [])].every((first) => placed.has(first)),
     );
-    const [next] = remaining.splice(Math.max(0, ready), 1);
+  while (remaining.length > 0) {
+    const ready = readyBy(all);
+    const [next] = remaining.splice(Math.max(0, ready === -1 ? readyBy(firm) : ready), 1);
     if (next === undefined) break;
     ordered.push(next);
     placed.add(lower(next.table.name));

@@ -6,7 +6,7 @@
 // and foreign keys may have changed. A table a trigger refilled behind the walk (two tables whose
 // triggers write into each other) gets another round, three at most; then the erase refuses, naming
 // the triggers. A table that does not shrink under its own deletes (a trigger that puts a row back)
-// is refused the same way. The run's request budget bounds the whole: what was deleted stays deleted,
+// is refused the same way, at once. The run's request budget bounds the whole: what was deleted stays deleted,
 // the slot is deferred and the next run goes on from what it counts then.
 //
 // Rows are counted, never summed from `meta.changes`: D1 reports `sqlite3_total_changes()`, which
@@ -36,10 +36,11 @@ import type { Sender } from './send.ts';
 
 /** Rounds over the tables before rows that keep coming back are refused. */
 export const MAX_ROUNDS = 3;
-/** Requests in a row in which a table's own deletes do not shrink it before it is refused. */
-const MAX_STALLS = 2;
-/** Statements a request spends on a table whose chunks take only leaves: one level of its tree each. */
-const LEAF_LEVELS = 8;
+/**
+ * Statements a request spends at most on a table whose chunks take only leaves, each taking the
+ * leaves there are then: a tree loses a level a statement, a chain of rows one row.
+ */
+const LEAF_STATEMENTS = 200;
 
 const DEFER_FOREIGN_KEYS: D1Statement = { sql: 'PRAGMA defer_foreign_keys = on' };
 const FIX = 'drop or change the trigger, or set `erase: drop` for this database';
@@ -55,6 +56,8 @@ interface PlannedRequest {
   statements: D1Statement[];
   /** Tables it deleted chunks from, with their rows before. */
   chunked: Map<string, number>;
+  /** Tables it expects to leave empty: done for this round, whatever a trigger wrote back into them. */
+  finished: Set<string>;
   /** Tables whose counts end the request, and where their reads start. */
   measured: { plan: TablePlan; start: number; reads: number }[];
   /** Nothing is left to do once this request did what it plans. */
@@ -71,7 +74,6 @@ export class RowsWipe {
   /** Where the round's walk is: the tables before it were emptied in this round. */
   private position = 0;
   private round = 1;
-  private stalls = 0;
   /** The request being sent, for a failure's message. */
   private inFlight: PlannedRequest | undefined;
   readonly details: D1Details = {
@@ -182,8 +184,9 @@ export class RowsWipe {
           this.details.rowsByTable[read.table.name] = measured.rows;
       }
     }
-    for (const [name, set] of predecessors(plans, this.schema)) this.before.set(name, set);
-    this.order.push(...eraseOrder(plans, this.before));
+    const { all, firm } = predecessors(plans, this.schema);
+    for (const [name, set] of all) this.before.set(name, set);
+    this.order.push(...eraseOrder(plans, all, firm));
   }
 
   /** Tables whose rows a delete from `plan` may change: its neighbours by foreign key and trigger. */
@@ -208,18 +211,20 @@ export class RowsWipe {
   /**
    * The chunks that delete up to `rows` rows of a table within `capacity`: how many rows they take at
    * most, and whether the table is then expected empty. A table whose chunks may take only leaves
-   * gets several, each a level of its tree, and is never expected empty before its count says so.
+   * gets many small ones, each taking the leaves there are by then, and is never expected empty
+   * before its count says so.
    */
-  private deletesOf(plan: TablePlan, rows: number, capacity: number) {
+  private deletesOf(plan: TablePlan, rows: number, capacity: number, statementsLeft: number) {
     if (plan.key === undefined) {
       if (rows > CHUNK_ROWS) throw this.keyless(plan, rows);
       return { statements: [chunkDelete(plan, rows)], taken: rows, finished: true };
     }
     if (plan.leavesOnly.length > 0) {
-      const budget = Math.min(capacity, CHUNK_ROWS * LEAF_LEVELS);
-      const limit = Math.max(1, Math.floor(budget / LEAF_LEVELS));
-      const statements = Array.from({ length: LEAF_LEVELS }, () => chunkDelete(plan, limit));
-      return { statements, taken: Math.min(rows, budget), finished: false };
+      const count = Math.max(1, Math.min(LEAF_STATEMENTS, statementsLeft));
+      const budget = Math.min(capacity, rows);
+      const limit = Math.min(CHUNK_ROWS, Math.max(1, Math.ceil(budget / count)));
+      const statements = Array.from({ length: count }, () => chunkDelete(plan, limit));
+      return { statements, taken: budget, finished: false };
     }
     const statements: D1Statement[] = [];
     let left = rows;
@@ -238,12 +243,14 @@ export class RowsWipe {
    * What a request does to one table: its chunks (an FTS5 index without rows of its own has none),
    * then, once they are expected to leave it empty, its FTS5 command.
    */
-  private workOn(plan: TablePlan, rows: number, capacity: number) {
+  private workOn(plan: TablePlan, rows: number, capacity: number, statementsLeft: number) {
     const { shape } = plan.table;
     if (shape.kind === 'fts5' && shape.content !== 'regular')
       return { statements: [ftsCommand(plan.table, 'delete-all')], taken: 0, finished: true };
     const deletes =
-      rows > 0 ? this.deletesOf(plan, rows, capacity) : { statements: [], taken: 0, finished: true };
+      rows > 0
+        ? this.deletesOf(plan, rows, capacity, statementsLeft)
+        : { statements: [], taken: 0, finished: true };
     if (shape.kind !== 'fts5' || !deletes.finished) return deletes;
     return { ...deletes, statements: [...deletes.statements, ftsCommand(plan.table, 'rebuild')] };
   }
@@ -253,6 +260,7 @@ export class RowsWipe {
     if (this.position >= this.order.length) return undefined;
     const statements: D1Statement[] = [DEFER_FOREIGN_KEYS];
     const chunked = new Map<string, number>();
+    const finished = new Set<string>();
     const touched: TablePlan[] = [];
     /** Rows this request's triggers are expected to write into a table later in the walk. */
     const growth = new Map<string, number>();
@@ -268,7 +276,7 @@ export class RowsWipe {
         break;
       }
       touched.push(plan);
-      const work = this.workOn(plan, rows, capacity);
+      const work = this.workOn(plan, rows, capacity, MAX_STATEMENTS / 2 - statements.length);
       statements.push(...work.statements);
       capacity -= work.taken;
       if (work.taken > 0) chunked.set(name, measured.rows);
@@ -278,11 +286,12 @@ export class RowsWipe {
         unfinished = true;
         break;
       }
+      finished.add(name);
     }
     if (touched.length === 0) return undefined;
     const measured = this.measuredAfter(touched, statements);
     const restHasWork = this.order.slice(0, this.position).some((plan) => hasWork(this.measure(plan)));
-    return { statements, chunked, measured, final: !unfinished && !restHasWork };
+    return { statements, chunked, finished, measured, final: !unfinished && !restHasWork };
   }
 
   /** Appends the counts of the tables a request touched and of their neighbours; where each starts. */
@@ -313,16 +322,18 @@ export class RowsWipe {
     );
     const current = this.order[this.position];
     const currentRows = current === undefined ? undefined : request.chunked.get(lower(current.table.name));
-    if (current !== undefined && currentRows !== undefined) {
+    // The tables before it are done: a table that does not shrink under its own deletes, when no other
+    // table of the request writes into it, is refilled by its own triggers (or a writer), and every
+    // further request would only add to it. Rows another table's trigger wrote get another round.
+    if (current !== undefined && currentRows !== undefined && !this.writtenByOthers(current, request)) {
       const now = this.measure(current)?.rows ?? 0;
-      this.stalls = now > 0 && now >= currentRows ? this.stalls + 1 : 0;
-      if (this.stalls >= MAX_STALLS) throw this.refill([current], 'does not shrink under its own deletes');
+      if (now > 0 && now >= currentRows)
+        throw this.refill([current], 'does not shrink under its own deletes');
     }
     while (this.position < this.order.length) {
       const plan = this.order[this.position] as TablePlan;
-      if (hasWork(this.measure(plan))) break;
+      if (hasWork(this.measure(plan)) && !request.finished.has(lower(plan.table.name))) break;
       this.position++;
-      this.stalls = 0;
     }
     if (this.position < this.order.length) return;
     const back = this.order.filter((plan) => hasWork(this.measure(plan)));
@@ -332,6 +343,17 @@ export class RowsWipe {
     }
     this.round++;
     this.position = 0;
+  }
+
+  /** Whether a trigger of another table the request deleted from writes into `plan`'s table. */
+  private writtenByOthers(plan: TablePlan, request: PlannedRequest): boolean {
+    const name = lower(plan.table.name);
+    return this.schema.triggers.some(
+      (trigger) =>
+        lower(trigger.table) !== name &&
+        request.chunked.has(lower(trigger.table)) &&
+        trigger.writesInto.some((target) => lower(target) === name),
+    );
   }
 
   /** The triggers that write into `tables` (or, when none does, every trigger that fires on a delete). */
@@ -376,12 +398,11 @@ export class RowsWipe {
     const triggers = this.schema.triggers.filter(
       (trigger) => /DELETE/.test(trigger.when) && deletedFrom.has(lower(trigger.table)),
     );
-    const hint =
-      triggers.length > 0
+    const hint = /FOREIGN KEY/i.test(error.message)
+      ? '; a foreign key refuses the order the tables are emptied in (tables that reference each other): set `erase: drop` for this database'
+      : triggers.length > 0
         ? `; ${listed(triggers.map((trigger) => `${trigger.name} (${trigger.when})`))} ${triggers.length === 1 ? 'fires' : 'fire'} on every delete and may refuse it: ${FIX}`
-        : /FOREIGN KEY/i.test(error.message)
-          ? '; a foreign key refuses the order the tables are emptied in (ON DELETE RESTRICT between tables that reference each other, or a table that references itself): set `erase: drop` for this database'
-          : '';
+        : '';
     const sqlite = /code 7500: (.*)$/s.exec(error.message)?.[1] ?? error.message;
     return new StepError('refused', `D1 refused the erase's delete (${sqlite})${hint}`, this.details);
   }

@@ -106,6 +106,7 @@ export class D1Database {
   /** True while a request's statements are prepared and run: the authorizer then applies D1's rules. */
   private userMode = false;
   private readonly totalChanges;
+  private readonly size;
 
   constructor(name: string, uuid: string = randomUUID()) {
     this.name = name;
@@ -120,6 +121,9 @@ export class D1Database {
       this.authorize(action, first, second, database),
     );
     this.totalChanges = this.db.prepare('SELECT total_changes() AS n');
+    this.size = this.db.prepare(
+      'SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()',
+    );
   }
 
   private authorize(
@@ -244,10 +248,7 @@ export class D1Database {
   }
 
   sizeBytes(): number {
-    const row = this.db
-      .prepare('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()')
-      .get();
-    return Number(row?.size ?? 0);
+    return Number(this.size.get()?.size ?? 0);
   }
 
   /** Schema objects with row counts of tables, for GET /__twin/state. */
