@@ -153,3 +153,24 @@ ${numbers(200_000, "INSERT INTO events SELECT i, 'k' || (i % 13), i FROM n")}`,
     expect(env.twin.requests().filter((request) => request.status !== 200)).toEqual([]);
   });
 });
+
+describe('drop mode', () => {
+  it('drops a table named like a shadow table, and the FTS5 index with its own tables', async () => {
+    const env = inProcessTwin();
+    const name = seedDatabase(
+      env,
+      'drop1',
+      `CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY, name TEXT);
+CREATE VIRTUAL TABLE docs USING fts5(body);
+CREATE TABLE docs_meta (doc_id INTEGER PRIMARY KEY, author TEXT);
+CREATE TABLE replies (id INTEGER PRIMARY KEY, doc_id INTEGER REFERENCES docs_meta(doc_id) ON DELETE RESTRICT);
+INSERT INTO docs (body) VALUES ('secret'); INSERT INTO docs_meta VALUES (1, 'ana'); INSERT INTO replies VALUES (1, 1);`,
+    );
+    const { result, step } = await eraseDatabase(env, 'drop1', { mode: 'drop' });
+
+    expect(result.status).toBe('complete');
+    expect(step.summary).toBe('dropped 4 tables');
+    expect(oracle(env.twin.d1, name, 'drop')).toEqual([]);
+    expect(step.inventory).toEqual({ state: 'empty', summary: '0 schema objects' });
+  });
+});

@@ -36,7 +36,7 @@ export interface SchemaTable {
   sql: string;
 }
 
-export interface SchemaTrigger {
+interface SchemaTrigger {
   name: string;
   /** The table it is on. */
   table: string;
@@ -107,7 +107,7 @@ export function readSchema(results: readonly D1StatementResult[]): D1Schema {
 const IDENTIFIER = String.raw`(?:"(?:[^"]|"")+"|\x60(?:[^\x60]|\x60\x60)+\x60|\[[^\]]+\]|'(?:[^']|'')+'|[^\s(),;.'"\x60\[]+)`;
 
 /** An identifier as written, without its quotes. */
-export function unquote(identifier: string): string {
+function unquote(identifier: string): string {
   const first = identifier[0];
   const last = identifier.at(-1);
   if (first === '"' && last === '"') return identifier.slice(1, -1).replaceAll('""', '"');
@@ -152,7 +152,7 @@ function moduleArguments(sql: string): { module: string; args: string[] } {
 }
 
 /** The shape of a virtual table, from its CREATE VIRTUAL TABLE statement (D1 allows only these modules). */
-export function virtualShape(sql: string): TableShape {
+function virtualShape(sql: string): TableShape {
   const { module, args } = moduleArguments(sql);
   if (module === 'rtree' || module === 'rtree_i32') return { kind: 'rtree' };
   if (module === 'fts5vocab') return { kind: 'no-data' };

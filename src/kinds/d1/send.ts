@@ -15,7 +15,7 @@ export interface Passenger {
   missed(): void;
 }
 
-export interface SendOptions {
+interface SendOptions {
   /** The request may change the database. */
   writes: boolean;
   /** The erase may be finished once it is done: the passenger boards. */

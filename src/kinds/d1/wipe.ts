@@ -35,7 +35,7 @@ import { type D1Schema, type SchemaTable, sameName } from './schema.ts';
 import type { Sender } from './send.ts';
 
 /** Rounds over the tables before rows that keep coming back are refused. */
-export const MAX_ROUNDS = 3;
+const MAX_ROUNDS = 3;
 /**
  * Statements a request spends at most on a table whose chunks take only leaves, each taking the
  * leaves there are then: a tree loses a level a statement, a chain of rows one row.
