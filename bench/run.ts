@@ -96,7 +96,7 @@ async function measureRest(stack: BenchStack) {
   progress('scale: 200 slots, 100,000 KV keys, time-scaled account limit…');
   const scale = await measureScale(stack);
   progress(
-    `a D1 table of ${BIG_TABLE_ROWS.toLocaleString('en')} rows, erased across gc runs of a small budget at 3 requests/s…`,
+    `a D1 table of ${formatCount(BIG_TABLE_ROWS)} rows, erased across gc runs of a small budget at 3 requests/s…`,
   );
   const bigTable = await measureBigTable(stack);
   return { demo, latency, slowCalls, scale, bigTable };
