@@ -111,6 +111,13 @@ ${numbers(100, 'INSERT INTO invoices (user_id) SELECT (i % 300) + 1 FROM n')}`,
     expect: reclaimed,
   },
   {
+    name: 'a version history: a chain of rows on a key to itself that cascades',
+    sql: `CREATE TABLE revisions (id INTEGER PRIMARY KEY, previous INTEGER REFERENCES revisions(id) ON DELETE CASCADE, body TEXT);
+CREATE INDEX revisions_by_previous ON revisions (previous);
+${numbers(1_500, "INSERT INTO revisions SELECT i, CASE WHEN i > 1 THEN i - 1 END, 'draft ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
     name: 'generated columns and a column named rowid',
     sql: `CREATE TABLE line_items (id INTEGER PRIMARY KEY, qty INTEGER, price INTEGER,
   total INTEGER GENERATED ALWAYS AS (qty * price) STORED, label TEXT AS ('item ' || id) VIRTUAL);
