@@ -166,7 +166,6 @@ export class RowsWipe {
     }
     const plans: TablePlan[] = [];
     for (const [index, batch] of batches.entries()) {
-      if (batch.length === 0) continue;
       const statements = batch.flatMap((read) => [...read.structure, ...read.measure]);
       const results = await this.send(statements, { writes: false, mayBeLast: index === batches.length - 1 });
       let at = 0;
