@@ -31,6 +31,8 @@ export const SCALE_MAX_RSS_BYTES = 150 * 1024 * 1024;
 export const MAX_MEMORY_GROWTH = 0.15;
 /** Issue 15: the nine-slot erase at least 10 x faster than bench/today.sh. */
 export const TODAY_MIN_WALL_RATIO = 10;
+/** Issue 20: a 200,000-row D1 table erased across runs at 3 requests/s: at most 1.1 x requests ÷ rate. */
+export const BIG_TABLE_MAX_RATIO = 1.1;
 
 function met(value: number | boolean, goal: Goal): boolean {
   if ('atMost' in goal) return typeof value === 'number' && value <= goal.atMost;
@@ -71,10 +73,17 @@ export interface CheckedFigures {
   scale: { rateLimited: number; peakRssBytes: number | null };
   memory: { growth: number | null };
   today: { sameDataLeft: boolean; wallRatio: number };
+  bigTable: {
+    ratioToPacingFloor: number;
+    refusedRequests: number;
+    wallMs: number;
+    pacingFloorMs: number;
+    runs: number;
+  };
 }
 
 export function benchChecks(figures: CheckedFigures): Check[] {
-  const { quietSweep, coldStart, sweepTime, slowCalls, scale, memory, today } = figures;
+  const { quietSweep, coldStart, sweepTime, slowCalls, scale, memory, today, bigTable } = figures;
   return [
     check({
       name: 'quiet sweep: semaphore requests',
@@ -159,6 +168,21 @@ export function benchChecks(figures: CheckedFigures): Check[] {
       value: today.wallRatio,
       unit: 'ratio',
       goal: { atLeast: TODAY_MIN_WALL_RATIO },
+    }),
+    check({
+      name: 'D1 table of 200,000 rows across runs, 3/s: wall / pacing floor',
+      figure: 'bigTable.ratioToPacingFloor',
+      value: bigTable.ratioToPacingFloor,
+      unit: 'ratio',
+      goal: { atMost: BIG_TABLE_MAX_RATIO },
+      note: `${bigTable.runs} runs, ${Math.round(bigTable.wallMs)} ms / ${Math.round(bigTable.pacingFloorMs)} ms`,
+    }),
+    check({
+      name: 'D1 table of 200,000 rows: refused requests',
+      figure: 'bigTable.refusedRequests',
+      value: bigTable.refusedRequests,
+      unit: 'count',
+      goal: { equals: 0 },
     }),
   ];
 }

@@ -1,6 +1,7 @@
 // The benchmark's results (written to bench/results.json, fields described in bench/README.md) and
 // the table printed from them.
 import { type Check, formatGoal, formatValue } from './goals.ts';
+import type { BigTableResult } from './measure-big-table.ts';
 import type { ColdStartResult } from './measure-cold-start.ts';
 import { type PerSlotResult, type QuietResult, STEP_ROWS } from './measure-demo.ts';
 import {
@@ -27,6 +28,7 @@ export interface BenchResults {
   scale: ScaleResult;
   memory: MemoryGrowth;
   today: TodayResult & { wallRatio: number; requestRatio: number };
+  bigTable: BigTableResult;
   checks: Check[];
 }
 
@@ -117,7 +119,7 @@ function perSlotTable(perSlot: PerSlotResult): { rows: string[][]; notes: string
 }
 
 export function renderResults(results: BenchResults): string {
-  const { quietSweep, perSlot, sweepTime, slowCalls, coldStart, scale, memory, today } = results;
+  const { quietSweep, perSlot, sweepTime, slowCalls, coldStart, scale, memory, today, bigTable } = results;
   const sections: string[] = [];
   sections.push(
     `preview-gc benchmark: ${results.machine.cpus} cores, Node ${results.machine.node}, ${results.startedAt}, took ${formatMs(results.durationMs)} (1-minute load average ${results.machine.loadAverage.start.toFixed(1)} at the start, ${results.machine.loadAverage.end.toFixed(1)} at the end)`,
@@ -251,6 +253,23 @@ export function renderResults(results: BenchResults): string {
         ],
       ],
     )}\nSame rows, keys and R2 rules left behind by both (checked). today.sh takes no lease, does no fencing, stops at the first 429, and parks no compute.`,
+  );
+
+  sections.push(
+    `7. A D1 table of ${formatCount(bigTable.rows)} rows in one dirty slot, erased by gc runs of request-budget ${bigTable.requestBudget} at ${bigTable.requestsPerSecond} requests/s (the default), each going on from the last\n${renderTable(
+      ['', 'value'],
+      [
+        ['runs and their outcomes', `${bigTable.runs}: ${bigTable.outcomes.join(', ')}`],
+        ['wall time, the runs added up (spawn to exit)', formatMs(bigTable.wallMs)],
+        ['Cloudflare requests', formatCount(bigTable.cloudflareRequests)],
+        [
+          `pacing floor (Cloudflare requests / ${bigTable.requestsPerSecond} per s)`,
+          formatMs(bigTable.pacingFloorMs),
+        ],
+        ['ratio wall / pacing floor', formatRatio(bigTable.ratioToPacingFloor)],
+        ['answers other than 200', formatCount(bigTable.refusedRequests)],
+      ],
+    )}`,
   );
 
   sections.push(

@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { staleDistFiles } from '../scripts/check-dist.ts';
 import { benchChecks } from './goals.ts';
+import { BIG_TABLE_ROWS, measureBigTable } from './measure-big-table.ts';
 import { COLD_START_RUNS, measureColdStart } from './measure-cold-start.ts';
 import { measureDemo } from './measure-demo.ts';
 import { measureLatency } from './measure-latency.ts';
@@ -13,6 +14,7 @@ import { measureSlowCalls } from './measure-slow-calls.ts';
 import { measureToday } from './measure-today.ts';
 import { type BenchResults, memoryGrowth, renderResults } from './report.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
+import { formatCount } from './table.ts';
 
 const RESULTS_PATH = new URL('./results.json', import.meta.url).pathname;
 
@@ -41,7 +43,7 @@ async function measureAll(): Promise<BenchResults> {
   const todayRun = await measureToday(measured.latency.dataLeft);
   const sweepTime = measured.latency.result;
   const { quiet, perSlot } = measured.demo;
-  const { scale, slowCalls } = measured;
+  const { scale, slowCalls, bigTable } = measured;
   const sweepRatios = {
     ratio: sweepTime.wallMs / sweepTime.sequentialMs,
     ratioToLowerBound: sweepTime.wallMs / sweepTime.sequentialLowerBoundMs,
@@ -60,6 +62,7 @@ async function measureAll(): Promise<BenchResults> {
     scale,
     memory,
     today: { ...todayRun, ...todayRatios },
+    bigTable,
   });
   return {
     startedAt: startedAt.toISOString(),
@@ -78,6 +81,7 @@ async function measureAll(): Promise<BenchResults> {
     scale,
     memory,
     today: { ...todayRun, ...todayRatios },
+    bigTable,
     checks,
   };
 }
@@ -91,7 +95,11 @@ async function measureRest(stack: BenchStack) {
   const slowCalls = await measureSlowCalls(stack);
   progress('scale: 200 slots, 100,000 KV keys, time-scaled account limit…');
   const scale = await measureScale(stack);
-  return { demo, latency, slowCalls, scale };
+  progress(
+    `a D1 table of ${formatCount(BIG_TABLE_ROWS)} rows, erased across gc runs of a small budget at 3 requests/s…`,
+  );
+  const bigTable = await measureBigTable(stack);
+  return { demo, latency, slowCalls, scale, bigTable };
 }
 
 const stale = await staleDistFiles('dist');

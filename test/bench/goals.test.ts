@@ -10,6 +10,7 @@ const MET: CheckedFigures = {
   scale: { rateLimited: 0, peakRssBytes: 120 * 1024 * 1024 },
   memory: { growth: 0.08 },
   today: { sameDataLeft: true, wallRatio: 30 },
+  bigTable: { ratioToPacingFloor: 1.03, refusedRequests: 0, wallMs: 4_120, pacingFloorMs: 4_000, runs: 2 },
 };
 
 function failed(figures: CheckedFigures): string[] {
@@ -43,6 +44,8 @@ describe('the bench checks', () => {
     ['scale.peakRssBytes', { ...MET, scale: { ...MET.scale, peakRssBytes: null } }],
     ['memory.growth', { ...MET, memory: { growth: 0.151 } }],
     ['memory.growth', { ...MET, memory: { growth: null } }],
+    ['bigTable.ratioToPacingFloor', { ...MET, bigTable: { ...MET.bigTable, ratioToPacingFloor: 1.11 } }],
+    ['bigTable.refusedRequests', { ...MET, bigTable: { ...MET.bigTable, refusedRequests: 1 } }],
   ])('fail on %s alone when it misses its goal', (figure, figures) => {
     expect(failed(figures)).toEqual([figure]);
   });

@@ -94,6 +94,9 @@ describe('erasing the demo slot shape', () => {
     expect(result.steps[1]?.details).toEqual({
       mode: 'rows',
       rowsByTable: { refunds: 10, order_items: 80, payments: 40, orders: 40, customers: 40 },
+      rowsLeft: {},
+      indexesCleared: [],
+      writeRequests: 1,
       dropped: [],
     });
     expect(keyCountOf('app-preview-1-cache')).toBe(0);

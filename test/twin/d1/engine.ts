@@ -1,9 +1,11 @@
-// One D1 database: an in-memory SQLite file run by node:sqlite with D1's rules (docs/cloudflare.md#d1):
-// foreign keys always on, one transaction per request, `_cf_*` tables and transaction control refused
-// with SQLITE_AUTH.
+// One D1 database: an in-memory SQLite file run by node:sqlite with D1's rules (docs/twin.md#d1):
+// foreign keys always on, one transaction per request, workerd's authorizer and limits, `meta.changes`
+// as D1 counts it, and the twin's stand-ins for the limits D1 enforces by time (30 s a request) and
+// by the instance's CPU and memory.
 import { randomUUID } from 'node:crypto';
 import { constants, DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type Cloudflare from 'cloudflare';
+import { d1Allows, moduleAllowed } from './authorizer.ts';
 import { splitStatements } from './sql-split.ts';
 
 export interface D1Statement {
@@ -17,12 +19,19 @@ export interface D1StatementResult {
   meta: Cloudflare.D1Resource.Database.QueryResult.Meta;
 }
 
-/** An SQL failure; the request answers 400 with code 7500 and this message. */
-export class D1Error extends Error {}
+/** An SQL failure; the request answers `status` (400 unless said) with code 7500 and this message. */
+export class D1Error extends Error {
+  readonly status: number;
+  constructor(message: string, status = 400) {
+    super(message);
+    this.status = status;
+  }
+}
 
 const PRIMARY_CODES: Record<number, string> = {
   1: 'SQLITE_ERROR',
   4: 'SQLITE_ABORT',
+  6: 'SQLITE_LOCKED',
   18: 'SQLITE_TOOBIG',
   19: 'SQLITE_CONSTRAINT',
   20: 'SQLITE_MISMATCH',
@@ -33,25 +42,44 @@ const PRIMARY_CODES: Record<number, string> = {
 const MAX_STATEMENT_BYTES = 100_000;
 const MAX_PARAMS = 100;
 
-const REFUSED_ACTIONS = new Set<number>([
-  constants.SQLITE_TRANSACTION,
-  constants.SQLITE_SAVEPOINT,
-  constants.SQLITE_ATTACH,
-  constants.SQLITE_DETACH,
-]);
+/**
+ * The twin's stand-ins for D1's limits that no number documents (docs/twin.md#d1): D1's docs advise
+ * chunks of about 10,000 rows because a bigger UPDATE or DELETE "can exceed the database's CPU or
+ * memory limit and reset the instance", and its 30 s limit covers the whole request, batch included.
+ */
+export const D1_STAND_IN_LIMITS = {
+  /** Rows one statement may insert, update or delete itself (its triggers' and cascades' writes aside). */
+  rowsPerStatement: 10_000,
+  /** The same, summed over the statements of one request. */
+  rowsPerRequest: 100_000,
+  /** Statements in one request. */
+  statementsPerRequest: 1_000,
+} as const;
 
-function isCloudflareInternal(name: string | null): boolean {
-  return name?.toLowerCase().startsWith('_cf_') === true;
-}
+/** workerd's run-time limits of D1's SQLite (`setupSecurity()` in src/workerd/util/sqlite.c++). */
+const WORKERD_LIMITS = {
+  length: 4 * 1024 * 1024,
+  sqlLength: 100_000,
+  column: 100,
+  exprDepth: 100,
+  compoundSelect: 5,
+  vdbeOp: 25_000,
+  functionArg: 127,
+  attach: 0,
+  likePatternLength: 50,
+  variableNumber: 100,
+  triggerDepth: 10,
+} as const;
+type Limits = { -readonly [Key in keyof typeof WORKERD_LIMITS]: number };
 
-function sqliteMessage(error: unknown): string {
-  if (error instanceof D1Error) return error.message;
+function sqliteMessage(error: unknown): D1Error {
+  if (error instanceof D1Error) return error;
   if (error instanceof Error && 'errcode' in error && typeof error.errcode === 'number') {
     const name = PRIMARY_CODES[error.errcode & 0xff] ?? 'SQLITE_ERROR';
     const text = name === 'SQLITE_AUTH' ? 'not authorized' : error.message;
-    return `${text}: ${name}`;
+    return new D1Error(`${text}: ${name}`);
   }
-  return `${error instanceof Error ? error.message : String(error)}: SQLITE_ERROR`;
+  return new D1Error(`${error instanceof Error ? error.message : String(error)}: SQLITE_ERROR`);
 }
 
 function toSqlValue(value: unknown, index: number): SQLInputValue {
@@ -67,34 +95,49 @@ function toJsonValue(value: unknown): unknown {
   return value;
 }
 
+const rowsLimitMessage = (what: string, rows: number, limit: number) =>
+  `internal error: ${what} changed ${rows} rows, more than the ${limit} the twin allows (its stand-in for D1's CPU and memory limit; D1's docs say to chunk bulk mutations)`;
+
 export class D1Database {
   readonly uuid: string;
   readonly name: string;
   readonly createdAt: string;
   private readonly db: DatabaseSync;
-  /** True while user SQL is prepared: the authorizer then applies D1's restrictions. */
+  /** True while a request's statements are prepared and run: the authorizer then applies D1's rules. */
   private userMode = false;
+  private readonly totalChanges;
+  private readonly size;
 
   constructor(name: string, uuid: string = randomUUID()) {
     this.name = name;
     this.uuid = uuid;
     this.createdAt = new Date().toISOString();
-    this.db = new DatabaseSync(':memory:');
+    // Defensive (node's default, and workerd's SQLITE_DBCONFIG_DEFENSIVE): shadow tables are read-only.
+    this.db = new DatabaseSync(':memory:', { defensive: true });
     this.db.exec('PRAGMA foreign_keys = ON');
     // Every real D1 database carries this internal table; listings must learn to skip it.
     this.db.exec('CREATE TABLE _cf_KV (key TEXT PRIMARY KEY, value BLOB) WITHOUT ROWID');
-    this.db.setAuthorizer((action, arg1, arg2) => this.authorize(action, arg1, arg2));
+    this.db.setAuthorizer((action, first, second, database) =>
+      this.authorize(action, first, second, database),
+    );
+    this.totalChanges = this.db.prepare('SELECT total_changes() AS n');
+    this.size = this.db.prepare(
+      'SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()',
+    );
   }
 
-  private authorize(action: number, arg1: string | null, arg2: string | null): number {
-    if (!this.userMode) return constants.SQLITE_OK;
-    if (REFUSED_ACTIONS.has(action)) return constants.SQLITE_DENY;
-    if (isCloudflareInternal(arg1) || isCloudflareInternal(arg2)) return constants.SQLITE_DENY;
-    // D1 refuses table-valued pragma functions inside a SELECT (docs/cloudflare.md#d1-what-not-to-touch).
-    if (action === constants.SQLITE_READ && arg1?.toLowerCase().startsWith('pragma_')) {
-      return constants.SQLITE_DENY;
+  private authorize(
+    action: number,
+    first: string | null,
+    second: string | null,
+    database: string | null,
+  ): number {
+    if (!this.userMode) {
+      // A seed is trusted, but builds only what D1 could hold: no virtual table of another module.
+      const vtable = action === constants.SQLITE_CREATE_VTABLE;
+      return vtable && !moduleAllowed(second) ? constants.SQLITE_DENY : constants.SQLITE_OK;
     }
-    return constants.SQLITE_OK;
+    return d1Allows(action, first, second, database) ? constants.SQLITE_OK : constants.SQLITE_DENY;
   }
 
   /** Seed SQL runs as one script, outside D1's restrictions but with foreign keys enforced. */
@@ -112,44 +155,81 @@ export class D1Database {
       return parts.map((sql) => ({ sql, params: s.params ?? [] }));
     });
     if (expanded.length === 0) throw new D1Error('No SQL statements detected.: SQLITE_ERROR');
+    const { statementsPerRequest, rowsPerRequest } = D1_STAND_IN_LIMITS;
+    if (expanded.length > statementsPerRequest) {
+      throw new D1Error(
+        `a request of ${expanded.length} statements, more than the ${statementsPerRequest} the twin allows (its stand-in for D1's 30 s limit on a request): SQLITE_TOOBIG`,
+      );
+    }
     this.db.exec('BEGIN');
+    const limits = this.applyLimits(WORKERD_LIMITS);
     try {
-      const results = expanded.map((s) => this.runOne(s.sql, s.params));
+      let rowsChanged = 0;
+      const results = expanded.map((s) => {
+        const { result, ownChanges } = this.runOne(s.sql, s.params);
+        rowsChanged += ownChanges;
+        if (rowsChanged > rowsPerRequest)
+          throw new D1Error(rowsLimitMessage('this request', rowsChanged, rowsPerRequest), 500);
+        return result;
+      });
+      this.applyLimits(limits);
       this.db.exec('COMMIT');
       return results;
     } catch (error) {
+      this.applyLimits(limits);
       if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      throw new D1Error(sqliteMessage(error));
+      throw sqliteMessage(error);
     }
   }
 
-  private runOne(sql: string, params: unknown[]): D1StatementResult {
+  /** Sets the limits, returning the ones they replace. */
+  private applyLimits(limits: Readonly<Limits>): Limits {
+    const before = { ...this.db.limits } as Limits;
+    Object.assign(this.db.limits, limits);
+    return before;
+  }
+
+  private changesSoFar(): number {
+    return Number(this.totalChanges.get()?.n ?? 0);
+  }
+
+  private runOne(sql: string, params: unknown[]): { result: D1StatementResult; ownChanges: number } {
     if (Buffer.byteLength(sql) > MAX_STATEMENT_BYTES) throw new D1Error('statement too long: SQLITE_TOOBIG');
     if (params.length > MAX_PARAMS) throw new D1Error('too many SQL variables: SQLITE_ERROR');
     const started = performance.now();
+    const changesBefore = this.changesSoFar();
+    const values = params.map(toSqlValue);
+    let columns: string[];
+    let rows: unknown[][] = [];
+    let reportedChanges = 0;
+    let lastRowId = 0;
     this.userMode = true;
-    let statement: ReturnType<DatabaseSync['prepare']>;
     try {
-      statement = this.db.prepare(sql);
+      const statement = this.db.prepare(sql);
+      columns = statement.columns().map((c) => c.name);
+      if (columns.length > 0) {
+        statement.setReturnArrays(true);
+        rows = (statement.all(...values) as unknown as unknown[][]).map((row) => row.map(toJsonValue));
+      } else {
+        const run = statement.run(...values);
+        reportedChanges = Number(run.changes);
+        lastRowId = Number(run.lastInsertRowid);
+      }
     } finally {
       this.userMode = false;
     }
-    const values = params.map(toSqlValue);
-    const columns = statement.columns().map((c) => c.name);
-    let rows: unknown[][] = [];
-    let changes = 0;
-    let lastRowId = 0;
-    if (columns.length > 0) {
-      statement.setReturnArrays(true);
-      rows = (statement.all(...values) as unknown as unknown[][]).map((row) => row.map(toJsonValue));
-    } else {
-      const run = statement.run(...values);
-      changes = Number(run.changes);
-      lastRowId = Number(run.lastInsertRowid);
-    }
+    // D1's meta.changes is sqlite3_total_changes() after minus before: trigger and cascade writes
+    // count (SDK QueryResult.Meta.changes; miniflare's D1DatabaseObject computes it so).
+    const changes = this.changesSoFar() - changesBefore;
+    // sqlite3_changes() keeps the last INSERT/UPDATE/DELETE's count through other statements, so a
+    // statement that changed nothing at all changed no rows itself.
+    const ownChanges = changes === 0 ? 0 : Math.min(reportedChanges, changes);
+    const { rowsPerStatement } = D1_STAND_IN_LIMITS;
+    if (ownChanges > rowsPerStatement)
+      throw new D1Error(rowsLimitMessage('one statement', ownChanges, rowsPerStatement), 500);
     const duration = performance.now() - started;
     const schemaChange = /^\s*(CREATE|DROP|ALTER)\b/i.test(sql);
-    return {
+    const result: D1StatementResult = {
       columns,
       rows,
       meta: {
@@ -164,13 +244,11 @@ export class D1Database {
         rows_written: changes,
       },
     };
+    return { result, ownChanges };
   }
 
   sizeBytes(): number {
-    const row = this.db
-      .prepare('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()')
-      .get();
-    return Number(row?.size ?? 0);
+    return Number(this.size.get()?.size ?? 0);
   }
 
   /** Schema objects with row counts of tables, for GET /__twin/state. */
@@ -182,14 +260,24 @@ export class D1Database {
       .all() as { name: string; type: string }[];
     return objects.map((o) => {
       if (o.type !== 'table') return { name: o.name, type: o.type };
-      const count = this.db.prepare(`SELECT count(*) AS n FROM "${o.name.replaceAll('"', '""')}"`).get();
-      return { name: o.name, type: o.type, rows: Number(count?.n ?? 0) };
+      try {
+        const count = this.db.prepare(`SELECT count(*) AS n FROM "${o.name.replaceAll('"', '""')}"`).get();
+        return { name: o.name, type: o.type, rows: Number(count?.n ?? 0) };
+      } catch {
+        // A virtual table that cannot be scanned (contentless FTS5 without columnsize) has no count.
+        return { name: o.name, type: o.type };
+      }
     });
   }
 
   /** Direct read access for tests (no D1 restrictions, no transaction). */
   select(sql: string, ...params: SQLInputValue[]): Record<string, unknown>[] {
     return this.db.prepare(sql).all(...params) as Record<string, unknown>[];
+  }
+
+  /** A copy of the whole database in a file, for tests that read it with their own SQLite connection. */
+  copyTo(path: string): void {
+    this.db.prepare('VACUUM INTO ?').run(path);
   }
 
   tableCount(): number {

@@ -3,7 +3,7 @@ import type Cloudflare from 'cloudflare';
 import type { HttpHandler } from 'msw';
 import { z } from 'zod';
 import type { AccountCore } from '../account-core.ts';
-import { badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
+import { ApiFailure, badRequest, jsonBody, notFound, ok, pageOf } from '../envelope.ts';
 import { type RouteContext, route } from '../gate.ts';
 import type { D1Database, D1Statement, D1StatementResult } from './engine.ts';
 import { D1Error } from './engine.ts';
@@ -59,7 +59,7 @@ async function execute(databases: D1Store, ctx: RouteContext): Promise<D1Stateme
   try {
     return db.execute(statements);
   } catch (error) {
-    if (error instanceof D1Error) throw badRequest(7500, error.message);
+    if (error instanceof D1Error) throw new ApiFailure(error.status, 7500, error.message);
     throw error;
   }
 }

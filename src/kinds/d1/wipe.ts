@@ -1,0 +1,408 @@
+// The rows erase of one database, request by request (docs/design.md#erasing-a-slot, step 2).
+//
+// Rounds: a round walks the tables in their order (plan.ts) and empties each in turn, in chunks of at
+// most 10,000 rows, as many chunks a request as fit in 50,000 rows; every request starts with
+// `PRAGMA defer_foreign_keys = on` and ends by counting again what it touched and what its triggers
+// and foreign keys may have changed. A table a trigger refilled behind the walk (two tables whose
+// triggers write into each other) gets another round, three at most; then the erase refuses, naming
+// the triggers. A table that does not shrink under its own deletes (a trigger that puts a row back)
+// is refused the same way, at once. The run's request budget bounds the whole: what was deleted stays deleted,
+// the slot is deferred and the next run goes on from what it counts then.
+//
+// Rows are counted, never summed from `meta.changes`: D1 reports `sqlite3_total_changes()`, which
+// adds trigger and cascade writes and an FTS5 index's own (docs/cloudflare.md#d1-changes).
+import { CloudflareCallError } from '../../cloudflare/call-error.ts';
+import { listed, plural } from '../../text/words.ts';
+import { type EraseContext, StepError, type StepOutcome } from '../step.ts';
+import type { D1Statement, D1StatementResult } from './api.ts';
+import type { D1Details } from './details.ts';
+import {
+  CHUNK_ROWS,
+  chunkDelete,
+  eraseOrder,
+  ftsCommand,
+  MAX_STATEMENTS,
+  type Measure,
+  measureReads,
+  predecessors,
+  REQUEST_ROWS,
+  readMeasure,
+  readStructure,
+  structureReads,
+  type TablePlan,
+} from './plan.ts';
+import { type D1Schema, type SchemaTable, sameName } from './schema.ts';
+import type { Sender } from './send.ts';
+
+/** Rounds over the tables before rows that keep coming back are refused. */
+const MAX_ROUNDS = 3;
+/**
+ * Statements a request spends at most on a table whose chunks take only leaves, each taking the
+ * leaves there are then: a tree loses a level a statement, a chain of rows one row.
+ */
+const LEAF_STATEMENTS = 200;
+
+const DEFER_FOREIGN_KEYS: D1Statement = { sql: 'PRAGMA defer_foreign_keys = on' };
+const FIX = 'drop or change the trigger, or set `erase: drop` for this database';
+
+const lower = (name: string) => name.toLowerCase();
+
+function hasWork(measure: Measure | undefined): boolean {
+  return measure !== undefined && (measure.rows > 0 || measure.index > 0);
+}
+
+/** What one delete request does, and what it expects of the tables it touches. */
+interface PlannedRequest {
+  statements: D1Statement[];
+  /** Tables it deleted chunks from, with their rows before. */
+  chunked: Map<string, number>;
+  /** Tables it expects to leave empty: done for this round, whatever a trigger wrote back into them. */
+  finished: Set<string>;
+  /** Tables whose counts end the request, and where their reads start. */
+  measured: { plan: TablePlan; start: number; reads: number }[];
+  /** Nothing is left to do once this request did what it plans. */
+  final: boolean;
+}
+
+export class RowsWipe {
+  private readonly context: EraseContext;
+  private readonly send: Sender;
+  private readonly schema: D1Schema;
+  private readonly order: TablePlan[] = [];
+  private readonly before = new Map<string, Set<string>>();
+  private readonly measures = new Map<string, Measure>();
+  /** Where the round's walk is: the tables before it were emptied in this round. */
+  private position = 0;
+  private round = 1;
+  /** The request being sent, for a failure's message. */
+  private inFlight: PlannedRequest | undefined;
+  readonly details: D1Details = {
+    mode: 'rows',
+    rowsByTable: {},
+    rowsLeft: {},
+    indexesCleared: [],
+    writeRequests: 0,
+    dropped: [],
+  };
+
+  constructor(context: EraseContext, send: Sender, schema: D1Schema) {
+    this.context = context;
+    this.send = send;
+    this.schema = schema;
+  }
+
+  /** The tables the erase empties: not the migrations record, not an fts5vocab view. */
+  private tables(): SchemaTable[] {
+    const { migrationsTable } = this.schema;
+    return this.schema.tables.filter(
+      (table) =>
+        table.shape.kind !== 'no-data' &&
+        (migrationsTable === undefined || !sameName(table.name, migrationsTable)),
+    );
+  }
+
+  async run(): Promise<StepOutcome<D1Details>> {
+    const tables = this.tables();
+    if (tables.length === 0) return { status: 'unchanged', summary: 'no tables', details: this.details };
+    await this.readTables(tables);
+    const withRows = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
+    const rows = withRows.reduce((sum, plan) => sum + (this.measure(plan)?.rows ?? 0), 0);
+    const indexes = this.order.filter(
+      (plan) => plan.table.shape.kind === 'fts5' && (this.measure(plan)?.index ?? 0) > 0,
+    );
+    if (rows === 0 && indexes.length === 0)
+      return {
+        status: 'unchanged',
+        summary: `no rows in ${plural(tables.length, 'table')}`,
+        details: this.details,
+      };
+    const deletes =
+      rows > 0 ? `delete ${plural(rows, 'row')} in ${plural(withRows.length, 'table')}` : undefined;
+    const empties =
+      indexes.length > 0 ? `empty ${plural(indexes.length, 'FTS5 index', 'FTS5 indexes')}` : undefined;
+    const scope = [deletes, empties].filter((part) => part !== undefined);
+    if (this.context.dryRun)
+      return { status: 'would-change', summary: `would ${scope.join(' and ')}`, details: this.details };
+    try {
+      for (let request = this.nextRequest(); request !== undefined; request = this.nextRequest()) {
+        this.inFlight = request;
+        const results = await this.send(request.statements, { writes: true, mayBeLast: request.final });
+        this.details.writeRequests++;
+        this.record(request, results);
+      }
+    } catch (error) {
+      throw this.failure(error, this.inFlight);
+    }
+    this.details.indexesCleared = indexes.map((plan) => plan.table.name);
+    const done = [deletes?.replace(/^delete/, 'deleted'), empties?.replace(/^empty/, 'emptied')];
+    return {
+      status: 'done',
+      summary: done.filter((part) => part !== undefined).join(', '),
+      details: this.details,
+    };
+  }
+
+  private measure(plan: TablePlan): Measure | undefined {
+    return this.measures.get(lower(plan.table.name));
+  }
+
+  /** Reads every table's structure and measure, in as many requests as the statements need. */
+  private async readTables(tables: readonly SchemaTable[]): Promise<void> {
+    const reads = tables.map((table) => ({
+      table,
+      structure: structureReads(table),
+      measure: measureReads(table, this.schema),
+    }));
+    const batches: (typeof reads)[] = [[]];
+    let size = 0;
+    for (const read of reads) {
+      const length = read.structure.length + read.measure.length;
+      if (size + length > MAX_STATEMENTS && size > 0) {
+        batches.push([]);
+        size = 0;
+      }
+      batches.at(-1)?.push(read);
+      size += length;
+    }
+    const plans: TablePlan[] = [];
+    for (const [index, batch] of batches.entries()) {
+      const statements = batch.flatMap((read) => [...read.structure, ...read.measure]);
+      const results = await this.send(statements, { writes: false, mayBeLast: index === batches.length - 1 });
+      let at = 0;
+      for (const read of batch) {
+        const structure = results.slice(at, at + read.structure.length);
+        at += read.structure.length;
+        const measure = results.slice(at, at + read.measure.length);
+        at += read.measure.length;
+        const plan = readStructure(read.table, structure);
+        plans.push(plan);
+        const measured = readMeasure(read.table, measure);
+        this.measures.set(lower(read.table.name), measured);
+        const { shape } = read.table;
+        if (shape.kind !== 'fts5' || shape.content === 'regular')
+          this.details.rowsByTable[read.table.name] = measured.rows;
+      }
+    }
+    const { all, firm } = predecessors(plans, this.schema);
+    for (const [name, set] of all) this.before.set(name, set);
+    this.order.push(...eraseOrder(plans, all, firm));
+  }
+
+  /** Tables whose rows a delete from `plan` may change: its neighbours by foreign key and trigger. */
+  private neighbours(plan: TablePlan): TablePlan[] {
+    const name = lower(plan.table.name);
+    return this.order.filter((other) => {
+      const otherName = lower(other.table.name);
+      return this.before.get(otherName)?.has(name) === true || this.before.get(name)?.has(otherName) === true;
+    });
+  }
+
+  /** Tables a trigger on `plan`'s table writes into (not itself). */
+  private triggerTargets(plan: TablePlan): Set<string> {
+    return new Set(
+      this.schema.triggers
+        .filter((trigger) => sameName(trigger.table, plan.table.name))
+        .flatMap((trigger) => trigger.writesInto.map(lower))
+        .filter((target) => target !== lower(plan.table.name)),
+    );
+  }
+
+  /**
+   * The chunks that delete up to `rows` rows of a table within `capacity`: how many rows they take at
+   * most, and whether the table is then expected empty. A table whose chunks may take only leaves
+   * gets many small ones, each taking the leaves there are by then, and is never expected empty
+   * before its count says so.
+   */
+  private deletesOf(plan: TablePlan, rows: number, capacity: number, statementsLeft: number) {
+    if (plan.key === undefined) {
+      if (rows > CHUNK_ROWS) throw this.keyless(plan, rows);
+      return { statements: [chunkDelete(plan, rows)], taken: rows, finished: true };
+    }
+    if (plan.leavesOnly.length > 0) {
+      const count = Math.max(1, Math.min(LEAF_STATEMENTS, statementsLeft));
+      const budget = Math.min(capacity, rows);
+      const limit = Math.min(CHUNK_ROWS, Math.max(1, Math.ceil(budget / count)));
+      const statements = Array.from({ length: count }, () => chunkDelete(plan, limit));
+      return { statements, taken: budget, finished: false };
+    }
+    const statements: D1Statement[] = [];
+    let left = rows;
+    let room = capacity;
+    while (left > 0 && room > 0) {
+      const limit = Math.min(CHUNK_ROWS, room);
+      statements.push(chunkDelete(plan, limit));
+      const taken = Math.min(left, limit);
+      left -= taken;
+      room -= taken;
+    }
+    return { statements, taken: rows - left, finished: left === 0 };
+  }
+
+  /**
+   * What a request does to one table: its chunks (an FTS5 index without rows of its own has none),
+   * then, once they are expected to leave it empty, its FTS5 command.
+   */
+  private workOn(plan: TablePlan, rows: number, capacity: number, statementsLeft: number) {
+    const { shape } = plan.table;
+    if (shape.kind === 'fts5' && shape.content !== 'regular')
+      return { statements: [ftsCommand(plan.table, 'delete-all')], taken: 0, finished: true };
+    const deletes =
+      rows > 0
+        ? this.deletesOf(plan, rows, capacity, statementsLeft)
+        : { statements: [], taken: 0, finished: true };
+    if (shape.kind !== 'fts5' || !deletes.finished) return deletes;
+    return { ...deletes, statements: [...deletes.statements, ftsCommand(plan.table, 'rebuild')] };
+  }
+
+  /** The next request of the round, or undefined when every table is empty. */
+  private nextRequest(): PlannedRequest | undefined {
+    if (this.position >= this.order.length) return undefined;
+    const statements: D1Statement[] = [DEFER_FOREIGN_KEYS];
+    const chunked = new Map<string, number>();
+    const finished = new Set<string>();
+    const touched: TablePlan[] = [];
+    /** Rows this request's triggers are expected to write into a table later in the walk. */
+    const growth = new Map<string, number>();
+    let capacity = REQUEST_ROWS;
+    let unfinished = false;
+    for (const plan of this.order.slice(this.position)) {
+      const name = lower(plan.table.name);
+      const measured = this.measure(plan) ?? { rows: 0, index: 0 };
+      const rows = measured.rows + (growth.get(name) ?? 0);
+      if (rows === 0 && measured.index === 0) continue;
+      if (capacity <= 0 || statements.length >= MAX_STATEMENTS / 2) {
+        unfinished = true;
+        break;
+      }
+      touched.push(plan);
+      const work = this.workOn(plan, rows, capacity, MAX_STATEMENTS / 2 - statements.length);
+      statements.push(...work.statements);
+      capacity -= work.taken;
+      if (work.taken > 0) chunked.set(name, measured.rows);
+      for (const target of this.triggerTargets(plan))
+        growth.set(target, (growth.get(target) ?? 0) + work.taken);
+      if (!work.finished) {
+        unfinished = true;
+        break;
+      }
+      finished.add(name);
+    }
+    if (touched.length === 0) return undefined;
+    const measured = this.measuredAfter(touched, statements);
+    const restHasWork = this.order.slice(0, this.position).some((plan) => hasWork(this.measure(plan)));
+    return { statements, chunked, finished, measured, final: !unfinished && !restHasWork };
+  }
+
+  /** Appends the counts of the tables a request touched and of their neighbours; where each starts. */
+  private measuredAfter(
+    touched: readonly TablePlan[],
+    statements: D1Statement[],
+  ): PlannedRequest['measured'] {
+    const plans = new Map<string, TablePlan>();
+    for (const plan of touched)
+      for (const each of [plan, ...this.neighbours(plan)]) plans.set(lower(each.table.name), each);
+    return [...plans.values()].map((plan) => {
+      const reads = measureReads(plan.table, this.schema);
+      const start = statements.length;
+      statements.push(...reads);
+      return { plan, start, reads: reads.length };
+    });
+  }
+
+  /** Takes the counts that end a request: where the walk is now, and whether rows keep coming back. */
+  private record(request: PlannedRequest, results: readonly D1StatementResult[]): void {
+    for (const { plan, start, reads } of request.measured) {
+      this.measures.set(lower(plan.table.name), readMeasure(plan.table, results.slice(start, start + reads)));
+    }
+    this.details.rowsLeft = Object.fromEntries(
+      this.order
+        .map((plan) => [plan.table.name, this.measure(plan)?.rows ?? 0] as const)
+        .filter(([, rows]) => rows > 0),
+    );
+    const current = this.order[this.position];
+    const currentRows = current === undefined ? undefined : request.chunked.get(lower(current.table.name));
+    // The tables before it are done: a table that does not shrink under its own deletes, when no other
+    // table of the request writes into it, is refilled by its own triggers (or a writer), and every
+    // further request would only add to it. Rows another table's trigger wrote get another round.
+    if (current !== undefined && currentRows !== undefined && !this.writtenByOthers(current, request)) {
+      const now = this.measure(current)?.rows ?? 0;
+      if (now > 0 && now >= currentRows)
+        throw this.refill([current], 'does not shrink under its own deletes');
+    }
+    while (this.position < this.order.length) {
+      const plan = this.order[this.position] as TablePlan;
+      if (hasWork(this.measure(plan)) && !request.finished.has(lower(plan.table.name))) break;
+      this.position++;
+    }
+    if (this.position < this.order.length) return;
+    const back = this.order.filter((plan) => hasWork(this.measure(plan)));
+    if (back.length === 0) return;
+    if (this.round >= MAX_ROUNDS) {
+      throw this.refill(back, `had rows again after ${plural(MAX_ROUNDS, 'round')} over the tables`);
+    }
+    this.round++;
+    this.position = 0;
+  }
+
+  /** Whether a trigger of another table the request deleted from writes into `plan`'s table. */
+  private writtenByOthers(plan: TablePlan, request: PlannedRequest): boolean {
+    const name = lower(plan.table.name);
+    return this.schema.triggers.some(
+      (trigger) =>
+        lower(trigger.table) !== name &&
+        request.chunked.has(lower(trigger.table)) &&
+        trigger.writesInto.some((target) => lower(target) === name),
+    );
+  }
+
+  /** The triggers that write into `tables` (or, when none does, every trigger that fires on a delete). */
+  private refill(tables: readonly TablePlan[], problem: string): StepError {
+    const names = new Set(tables.map((plan) => lower(plan.table.name)));
+    const what = `${tables.length === 1 ? 'table' : 'tables'} ${listed(tables.map((plan) => plan.table.name))}`;
+    const writers = this.schema.triggers.filter((trigger) =>
+      trigger.writesInto.some((target) => names.has(lower(target))),
+    );
+    const culprits =
+      writers.length > 0 ? writers : this.schema.triggers.filter((trigger) => /DELETE/.test(trigger.when));
+    const named = culprits.map((trigger) => `${trigger.name} (${trigger.when})`);
+    if (named.length > 0) {
+      const who = named.length === 1 ? `trigger ${named[0]} writes` : `triggers ${listed(named)} write`;
+      return new StepError(
+        'refused',
+        `rows keep coming back: ${what} ${problem}; ${who} into it on every delete: ${FIX}`,
+        this.details,
+      );
+    }
+    const loop = tables.some((plan) => plan.leavesOnly.length > 0)
+      ? ': its rows reference each other in a loop through a foreign key on itself (ON DELETE CASCADE or RESTRICT), so none is a leaf to delete first; set `erase: drop` for this database'
+      : ' and no trigger writes into it; is something still writing to the database?';
+    return new StepError('refused', `rows keep coming back: ${what} ${problem}${loop}`, this.details);
+  }
+
+  private keyless(plan: TablePlan, rows: number): StepError {
+    return new StepError(
+      'refused',
+      `table ${plan.table.name} has ${plural(rows, 'row')} and neither a rowid nor a primary key to delete them by in chunks of ${plural(CHUNK_ROWS, 'row')} (its columns take the names rowid, _rowid_ and oid); rename a column, or set \`erase: drop\` for this database`,
+      this.details,
+    );
+  }
+
+  /** A failed request, with what the erase had done before it and, for a refusal of D1's, the likely cause. */
+  private failure(error: unknown, request: PlannedRequest | undefined): unknown {
+    if (error instanceof StepError) return error;
+    if (!(error instanceof CloudflareCallError)) return error;
+    if (error.reason !== 'api' || !error.codes.includes(7500))
+      return new StepError(error.reason, error.message, this.details);
+    const deletedFrom = new Set(request?.chunked.keys());
+    const triggers = this.schema.triggers.filter(
+      (trigger) => /DELETE/.test(trigger.when) && deletedFrom.has(lower(trigger.table)),
+    );
+    const hint = /FOREIGN KEY/i.test(error.message)
+      ? '; a foreign key refuses the order the tables are emptied in (tables that reference each other): set `erase: drop` for this database'
+      : triggers.length > 0
+        ? `; ${listed(triggers.map((trigger) => `${trigger.name} (${trigger.when})`))} ${triggers.length === 1 ? 'fires' : 'fire'} on every delete and may refuse it: ${FIX}`
+        : '';
+    const sqlite = /code 7500: (.*)$/s.exec(error.message)?.[1] ?? error.message;
+    return new StepError('refused', `D1 refused the erase's delete (${sqlite})${hint}`, this.details);
+  }
+}

@@ -1,0 +1,215 @@
+// The schema zoo: D1 databases shaped like the ones real apps leave in a preview slot, each with a
+// tenant's rows in it, and what an erase in rows mode must come to: reclaimed (the oracle then finds
+// nothing), or refused with a message that names the cause and the fix (never reclaimed).
+//
+// Seeds run as one script with foreign keys on, the way `wrangler d1 migrations apply` and a
+// preview's traffic would leave the database (only module and name rules of D1 apply to them).
+
+/** `n` rows made by SQLite itself: `WITH RECURSIVE` keeps the script short whatever `n` is. */
+export function numbers(n: number, insert: string): string {
+  return `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${n}) ${insert};`;
+}
+
+export interface ZooSchema {
+  /** What it stands for. */
+  name: string;
+  sql: string;
+  /** What a rows erase must come to; a refusal's message must match. */
+  expect: { outcome: 'reclaimed' } | { outcome: 'refused'; message: RegExp };
+}
+
+const MIGRATIONS = `CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TEXT NOT NULL);
+INSERT INTO d1_migrations (name, applied_at) VALUES ('0001_init.sql', '2026-11-01T00:00:00Z');`;
+
+const reclaimed = { outcome: 'reclaimed' } as const;
+
+export const ZOO: readonly ZooSchema[] = [
+  {
+    name: 'FTS5 docs beside docs_meta, search beside search_history',
+    sql: `${MIGRATIONS}
+CREATE VIRTUAL TABLE docs USING fts5(title, body);
+CREATE TABLE docs_meta (doc_id INTEGER PRIMARY KEY, author TEXT, updated_at TEXT);
+CREATE VIRTUAL TABLE search USING fts5(q);
+CREATE TABLE search_history (id INTEGER PRIMARY KEY, q TEXT NOT NULL, at TEXT);
+${numbers(40, "INSERT INTO docs (rowid, title, body) SELECT i, 'doc ' || i, 'tenant secret wording ' || i FROM n")}
+${numbers(12, "INSERT INTO docs_meta SELECT i, 'ana', '2026-11-0' || (i % 9 + 1) FROM n")}
+INSERT INTO search (q) VALUES ('invoice march'), ('salary');
+${numbers(30, "INSERT INTO search_history (q, at) SELECT 'query ' || i, '2026-11-01' FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'contentless FTS5 indexes (plain, columnsize=0, contentless_delete=1)',
+    sql: `CREATE VIRTUAL TABLE notes_index USING fts5(body, content='');
+CREATE VIRTUAL TABLE tags_index USING fts5(tag, content="", columnsize=0);
+CREATE VIRTUAL TABLE drafts_index USING fts5(body, content='', contentless_delete=1);
+${numbers(50, "INSERT INTO notes_index (rowid, body) SELECT i, 'private note ' || i FROM n")}
+${numbers(20, "INSERT INTO tags_index (rowid, tag) SELECT i, 'tag' || i FROM n")}
+${numbers(5, "INSERT INTO drafts_index (rowid, body) SELECT i, 'draft ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'external-content FTS5 without sync triggers (rebuilt by the app)',
+    sql: `CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT, body TEXT);
+CREATE VIRTUAL TABLE posts_fts USING fts5(title, body, content='posts', content_rowid='id');
+${numbers(60, "INSERT INTO posts SELECT i, 'post ' || i, 'hello tenant ' || i FROM n")}
+INSERT INTO posts_fts(posts_fts) VALUES ('rebuild');`,
+    expect: reclaimed,
+  },
+  {
+    name: 'external-content FTS5 kept in sync by triggers',
+    sql: `CREATE TABLE articles (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE VIRTUAL TABLE articles_fts USING fts5(body, content=articles, content_rowid=id);
+CREATE TRIGGER articles_ai AFTER INSERT ON articles BEGIN
+  INSERT INTO articles_fts(rowid, body) VALUES (new.id, new.body);
+END;
+CREATE TRIGGER articles_ad AFTER DELETE ON articles BEGIN
+  INSERT INTO articles_fts(articles_fts, rowid, body) VALUES ('delete', old.id, old.body);
+END;
+CREATE TRIGGER articles_au AFTER UPDATE ON articles BEGIN
+  INSERT INTO articles_fts(articles_fts, rowid, body) VALUES ('delete', old.id, old.body);
+  INSERT INTO articles_fts(rowid, body) VALUES (new.id, new.body);
+END;
+${numbers(25_000, "INSERT INTO articles SELECT i, 'article body ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'AFTER DELETE audit trigger writing into an earlier-sorting audit_log',
+    sql: `${MIGRATIONS}
+CREATE TABLE audit_log (id INTEGER PRIMARY KEY, what TEXT NOT NULL, at TEXT DEFAULT CURRENT_TIMESTAMP);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, total INTEGER);
+CREATE TRIGGER orders_audit AFTER DELETE ON orders BEGIN
+  INSERT INTO audit_log (what) VALUES ('deleted order ' || old.id);
+END;
+${numbers(30, "INSERT INTO orders SELECT i, 'customer ' || i, i * 100 FROM n")}
+INSERT INTO audit_log (what) VALUES ('created');`,
+    expect: reclaimed,
+  },
+  {
+    name: 'WITHOUT ROWID and STRICT tables, composite keys',
+    sql: `CREATE TABLE kv (namespace TEXT NOT NULL, key TEXT NOT NULL, value BLOB, PRIMARY KEY (namespace, key)) WITHOUT ROWID;
+CREATE TABLE counters (name TEXT PRIMARY KEY, n INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+CREATE TABLE typed (id INTEGER PRIMARY KEY, score REAL, label TEXT) STRICT;
+${numbers(23_456, "INSERT INTO kv SELECT 'ns' || (i % 7), 'key' || i, randomblob(8) FROM n")}
+${numbers(40, "INSERT INTO counters SELECT 'c' || i, i FROM n")}
+${numbers(15, "INSERT INTO typed SELECT i, i / 3.0, 'x' FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'self-referencing and cascading foreign keys',
+    sql: `CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT UNIQUE NOT NULL);
+CREATE TABLE sessions (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE);
+CREATE TABLE comments (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES comments(id) ON DELETE CASCADE, author_id INTEGER REFERENCES users(id), body TEXT);
+CREATE TABLE categories (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES categories(id), name TEXT);
+CREATE TABLE invoices (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE RESTRICT);
+CREATE INDEX comments_by_parent ON comments (parent_id);
+CREATE INDEX categories_by_parent ON categories (parent);
+${numbers(300, "INSERT INTO users SELECT i, 'user' || i || '@example.com' FROM n")}
+${numbers(900, 'INSERT INTO sessions (user_id) SELECT (i % 300) + 1 FROM n')}
+${numbers(21_000, "INSERT INTO comments SELECT i, CASE WHEN i > 1 THEN (i - 1) / 2 + 1 END, (i % 300) + 1, 'reply' FROM n")}
+${numbers(15_000, "INSERT INTO categories SELECT i, CASE WHEN i > 1 THEN i - 1 END, 'c' || i FROM n")}
+${numbers(100, 'INSERT INTO invoices (user_id) SELECT (i % 300) + 1 FROM n')}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'a version history: a chain of rows on a key to itself that cascades',
+    sql: `CREATE TABLE revisions (id INTEGER PRIMARY KEY, previous INTEGER REFERENCES revisions(id) ON DELETE CASCADE, body TEXT);
+CREATE INDEX revisions_by_previous ON revisions (previous);
+${numbers(1_500, "INSERT INTO revisions SELECT i, CASE WHEN i > 1 THEN i - 1 END, 'draft ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'generated columns and a column named rowid',
+    sql: `CREATE TABLE line_items (id INTEGER PRIMARY KEY, qty INTEGER, price INTEGER,
+  total INTEGER GENERATED ALWAYS AS (qty * price) STORED, label TEXT AS ('item ' || id) VIRTUAL);
+CREATE TABLE imported (rowid TEXT, payload TEXT);
+${numbers(14_000, 'INSERT INTO line_items (id, qty, price) SELECT i, i % 5, 100 FROM n')}
+${numbers(12_000, "INSERT INTO imported SELECT NULL, 'row ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'names that need quoting, non-ASCII ones too',
+    sql: `CREATE TABLE "order items" (id INTEGER PRIMARY KEY, "naïve ""quoted"" column" TEXT);
+CREATE TABLE "Bestellungen Ü" (id INTEGER PRIMARY KEY, "order" INTEGER REFERENCES "order items"(id));
+CREATE TABLE 日本語 (id INTEGER PRIMARY KEY, 名前 TEXT);
+CREATE VIRTUAL TABLE "search ""all""" USING fts5("Titel", content='');
+CREATE INDEX "by naïve" ON "order items" ("naïve ""quoted"" column");
+${numbers(20, 'INSERT INTO "order items" SELECT i, \'v\' || i FROM n')}
+${numbers(20, 'INSERT INTO "Bestellungen Ü" SELECT i, i FROM n')}
+${numbers(5, "INSERT INTO 日本語 SELECT i, '名前' || i FROM n")}
+INSERT INTO "search ""all""" (rowid, "Titel") VALUES (1, 'geheim'), (2, 'vertraulich');`,
+    expect: reclaimed,
+  },
+  {
+    name: 'one table of 200,000 rows',
+    sql: `${MIGRATIONS}
+CREATE TABLE events (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE INDEX events_by_kind ON events (kind, at);
+${numbers(200_000, "INSERT INTO events SELECT i, 'kind' || (i % 13), i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'R*Tree, fts5vocab and views',
+    sql: `CREATE VIRTUAL TABLE places USING rtree(id, min_x, max_x, min_y, max_y, +name);
+CREATE VIRTUAL TABLE tiles USING rtree_i32(id, x0, x1);
+CREATE VIRTUAL TABLE notes USING fts5(body);
+CREATE VIRTUAL TABLE notes_terms USING fts5vocab(notes, 'row');
+CREATE TABLE visits (id INTEGER PRIMARY KEY, place_id INTEGER);
+CREATE VIEW busy_places AS SELECT place_id, count(*) AS n FROM visits GROUP BY place_id;
+${numbers(12_345, "INSERT INTO places SELECT i, i, i + 1, i, i + 2, 'place ' || i FROM n")}
+${numbers(30, 'INSERT INTO tiles SELECT i, i, i + 3 FROM n')}
+${numbers(10, "INSERT INTO notes (body) SELECT 'remember ' || i FROM n")}
+${numbers(50, 'INSERT INTO visits (place_id) SELECT i % 5 FROM n')}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'a schema of 400 tables',
+    sql: Array.from(
+      { length: 400 },
+      (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
+    ).join('\n'),
+    expect: reclaimed,
+  },
+  {
+    name: 'a trigger that puts back every row it sees deleted',
+    sql: `CREATE TABLE jobs (id INTEGER PRIMARY KEY, state TEXT);
+CREATE TRIGGER jobs_requeue AFTER DELETE ON jobs BEGIN
+  INSERT INTO jobs (state) VALUES ('requeued');
+END;
+INSERT INTO jobs (state) VALUES ('queued'), ('queued');`,
+    expect: {
+      outcome: 'refused',
+      message: /jobs_requeue \(AFTER DELETE ON jobs\).*drop or change the trigger/,
+    },
+  },
+  {
+    name: 'a trigger that refuses deletes',
+    sql: `CREATE TABLE ledger (id INTEGER PRIMARY KEY, amount INTEGER);
+CREATE TRIGGER ledger_append_only BEFORE DELETE ON ledger BEGIN
+  SELECT RAISE(ABORT, 'the ledger is append-only');
+END;
+INSERT INTO ledger (amount) VALUES (10), (20);`,
+    expect: {
+      outcome: 'refused',
+      message:
+        /the ledger is append-only.*ledger_append_only \(BEFORE DELETE ON ledger\).*drop or change the trigger/,
+    },
+  },
+  {
+    name: 'two tables whose triggers write into each other',
+    sql: `CREATE TABLE pings (id INTEGER PRIMARY KEY);
+CREATE TABLE pongs (id INTEGER PRIMARY KEY);
+CREATE TRIGGER ping_pong AFTER DELETE ON pings BEGIN INSERT INTO pongs (id) VALUES (NULL); END;
+CREATE TRIGGER pong_ping AFTER DELETE ON pongs BEGIN INSERT INTO pings (id) VALUES (NULL); END;
+INSERT INTO pings DEFAULT VALUES; INSERT INTO pongs DEFAULT VALUES;`,
+    expect: {
+      outcome: 'refused',
+      message: /pong_ping \(AFTER DELETE ON pongs\) writes into it.*drop or change the trigger/,
+    },
+  },
+  {
+    name: 'rows of a self-cascading table that reference each other in a loop',
+    sql: `CREATE TABLE rings (id INTEGER PRIMARY KEY, next INTEGER REFERENCES rings(id) ON DELETE CASCADE);
+BEGIN; PRAGMA defer_foreign_keys = on; INSERT INTO rings VALUES (1, 2), (2, 1); COMMIT;`,
+    expect: { outcome: 'refused', message: /rings .*reference each other in a loop.*erase: drop/ },
+  },
+];
