@@ -22,7 +22,7 @@ export const acquireCommand: CommandSpec = {
       type: 'string',
       value: '<n>',
       input: 'lease-minutes',
-      description: 'How long the pull request keeps the slot without a new push (two days).',
+      description: 'How long the pull request keeps the slot without a new deploy or e2e run (three hours).',
     },
     'wait-minutes': {
       type: 'string',

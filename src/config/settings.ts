@@ -9,8 +9,8 @@ export type Command = (typeof COMMANDS)[number];
 
 export const OFFICIAL_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
 
-/** acquire's lease: two days (see `lease-minutes` below). */
-export const DEFAULT_LEASE_MINUTES = 2_880;
+/** acquire's lease: three hours (see `lease-minutes` below, and docs/design.md#the-pull-requests-lease). */
+export const DEFAULT_LEASE_MINUTES = 180;
 
 /** Raw values by input name (`semaphore-url`, …); `undefined` or '' means "not given". */
 export type RawInputs = Readonly<Record<string, string | undefined>>;
@@ -180,9 +180,10 @@ const inputSchema = z.object({
   'reclaim-dirty': optionalWithDefault('true', strictBoolean),
   'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
   'github-token': trimmed.pipe(token.optional()),
-  // Two days: a preview must outlive the review round trip (a push today, a review tomorrow in
-  // another time zone), while a pull request nobody pushed to for two days gives its slot back to
-  // a small pool. Closed pull requests do not wait for it: cleanup and gc release them at once.
+  // Three hours, renewed by every deploy and e2e run (each acquires again as the same holder): a
+  // pull request that goes quiet stops costing within about three hours, not days; with nine slots a
+  // longer default fills the pool with quiet pull requests. Closed ones do not even wait for it:
+  // cleanup and gc release them at once.
   'lease-minutes': optionalWithDefault(String(DEFAULT_LEASE_MINUTES), integerIn(60, 43_200)),
   'wait-minutes': optionalWithDefault('0', integerIn(0, 360)),
   comment: optionalWithDefault('false', strictBoolean),

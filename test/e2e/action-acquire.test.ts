@@ -117,6 +117,27 @@ describe('acquire: one slot per pull request', () => {
     expect(await slotOf(pool, slug)).toMatchObject({ generation: held.generation, holder: 'pr-101' });
   });
 
+  it('leases for three hours by default, and the next acquire of the pull request (its e2e job) renews them', async () => {
+    const pool = 'acq-ttl';
+    await addSlots(pool, ['ttl-1']);
+    const before = Date.now();
+    const deploy = await acquire(pool, 111);
+    const after = Date.now();
+    expect(deploy.exitCode, deploy.stdout).toBe(0);
+    const ends = Date.parse(deploy.outputs['lease-expires-at'] ?? '');
+    expect(ends).toBeGreaterThanOrEqual(before + 3 * HOUR - 1_000);
+    expect(ends).toBeLessThanOrEqual(after + 3 * HOUR + 1_000);
+
+    // Two hours later the e2e job acquires again: the same slot, three hours from then.
+    await advanceClock(stack.semaphore, pool, 2 * HOUR);
+    const e2e = await acquire(pool, 111);
+    expect(e2e.exitCode, e2e.stdout).toBe(0);
+    expect(e2e.outputs.slot).toBe('ttl-1');
+    const renewed = Date.parse(e2e.outputs['lease-expires-at'] ?? '');
+    expect(renewed - ends).toBeGreaterThanOrEqual(2 * HOUR - 1_000);
+    expect(renewed - ends).toBeLessThanOrEqual(2 * HOUR + (Date.now() - before) + 1_000);
+  });
+
   it('ten pull requests racing for three slots: three leases, seven clear failures, no slot held twice', async () => {
     const pool = 'acq-race';
     await addSlots(pool, ['race-1', 'race-2', 'race-3']);
