@@ -5,7 +5,7 @@ import { createCloudflareEraser } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
 import { oneLineError } from './commands/lease.ts';
-import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
+import { actionPlace, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, resourcesForSlot, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
@@ -80,7 +80,7 @@ function poolSourceOf(settings: Settings, config: SlotConfig | null, place: RunP
 export async function executeSettings(settings: Settings, options: ExecuteOptions): Promise<RunReport> {
   const startedAt = Date.now();
   const repository = options.repository === undefined ? {} : { repository: options.repository };
-  const place = options.place ?? ACTION_PLACE;
+  const place = options.place ?? actionPlace(settings.command);
   let config: SlotConfig | null;
   try {
     config = await loadConfigFor(settings, place);

@@ -8,7 +8,7 @@ import type { RunReport, SlotResourceNames } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
 import { postSlotComment } from './acquire-comment.ts';
-import { eraseBeforeHandOver, eraseNeededFor } from './acquire-erase.ts';
+import { eraseBeforeHandOver, eraseNeededFor, releaseUnerased } from './acquire-erase.ts';
 import { takeSlot } from './acquire-slot.ts';
 import { holderOfPullRequest } from './cleanup.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
@@ -136,27 +136,39 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   // the erase path releases it, naming the refusal. A name another slot of the pool maps to too is such
   // a refusal, judged on the listing the acquire was made with.
   const poolSlugs = taken.listing.resources.map((slot) => slot.slug);
+  const refused = ctx.eraser.refusal(lease.slug, poolSlugs) !== null;
+  const expired = lease.tookExpired ? 1 : 0;
+  const base = {
+    slug: lease.slug,
+    previousHolder: need.previousHolder,
+    reason: need.reason,
+    waitingMs: 0,
+    erase: null,
+  };
+  // Before an erase, and only then (a clean slot needs no Cloudflare call): credentials Cloudflare
+  // refuses are said once, with their fix, rather than as every step's 401 and a push to try another slot.
+  const credentials =
+    need.needed && !refused
+      ? await ctx.eraser.checkCredentials(
+          `${lease.slug} was not erased and no slot was handed over (the slot went back to the pool dirty, untouched)`,
+        )
+      : null;
+  if (credentials !== null) {
+    const unreleased = await releaseUnerased(ctx, base, lease);
+    return report({
+      problems: [credentials],
+      expired,
+      slots: unreleased === null ? [] : [{ ...unreleased, durationMs: 0 }],
+      poolAfter: await listPoolRows(ctx),
+    });
+  }
   const slots =
-    need.needed || ctx.eraser.refusal(lease.slug, poolSlugs) !== null
+    need.needed || refused
       ? await workThroughSlots(ctx, [{ slug: lease.slug }], () =>
-          eraseBeforeHandOver(
-            ctx,
-            {
-              slug: lease.slug,
-              previousHolder: need.previousHolder,
-              reason: need.reason,
-              waitingMs: 0,
-              erase: null,
-            },
-            lease,
-            options.leaseMs,
-            warnings,
-            poolSlugs,
-          ),
+          eraseBeforeHandOver(ctx, base, lease, options.leaseMs, warnings, poolSlugs),
         )
       : [];
   const erased = slots[0];
-  const expired = lease.tookExpired ? 1 : 0;
   if (erased !== undefined && erased.outcome !== 'erased') {
     return report({
       problems: [

@@ -1,6 +1,7 @@
 // The SlotEraser the commands use in real runs: one pacer, one account client and one name resolver
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
+import type { CredentialProblem } from '../cloudflare/credentials.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import {
@@ -146,7 +147,7 @@ export function createCloudflareEraser(
     return loaded;
   };
   const sharedNames = sharedNamesOfPool(config);
-  let credentials: Promise<string | null> | undefined;
+  let credentials: Promise<CredentialProblem | null> | undefined;
   let credentialsRefused = false;
   const eraser: SlotEraser = {
     refusal(slug, pool) {
@@ -180,19 +181,20 @@ export function createCloudflareEraser(
       );
       return toEraseOutcome(result, config.file, options.place);
     },
-    checkCredentials() {
+    async checkCredentials(consequence = 'nothing was erased') {
       credentials ??= connection().then(async ({ checkCredentials }) => {
         const problem = await checkCredentials(config.resources);
         credentialsRefused = problem !== null;
-        return problem === null
-          ? null
-          : describeCredentialProblem(problem, {
-              accountId: options.accountId,
-              place: options.place,
-              consequence: 'nothing was erased',
-            });
+        return problem;
       });
-      return credentials;
+      const problem = await credentials;
+      return problem === null
+        ? null
+        : describeCredentialProblem(problem, {
+            accountId: options.accountId,
+            place: options.place,
+            consequence,
+          });
     },
   };
   return { eraser, usage: () => pacer.usage() };

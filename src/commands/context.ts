@@ -45,11 +45,12 @@ export interface SlotEraser {
   /** Erases one slot's resources in the order of docs/design.md#erasing-a-slot (compute, D1, KV, R2, Queues, Vectorize). */
   erase(request: EraseRequest): Promise<EraseOutcome>;
   /**
-   * Checks the credentials once, before any slot is touched: what is wrong with them and what to do,
-   * or null when they work (or could not be checked: the erase then reports per slot). After a
-   * problem, `refusal` refuses every slot.
+   * Checks the credentials once, before any slot is touched: what is wrong with them, what the run
+   * did about it (`consequence`, "nothing was erased" unless given) and the fix, or null when they
+   * work (or could not be checked: the erase then reports per slot). After a problem, `refusal`
+   * refuses every slot.
    */
-  checkCredentials(): Promise<string | null>;
+  checkCredentials(consequence?: string): Promise<string | null>;
 }
 
 export type ProgressEvent =

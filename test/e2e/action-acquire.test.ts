@@ -9,7 +9,7 @@ import type { Slot } from '../../src/semaphore/protocol.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
 import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
 import { advanceClock } from '../support/test-clock.ts';
-import { isErased, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
+import { isErased, requestsTouching, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
 
 const TOKENS = {
   semaphore: 'sem-acquire-3e81c0f5a9',
@@ -238,6 +238,80 @@ describe('acquire: erase on acquire', () => {
     } finally {
       stack.twin.faults.clear();
     }
+  });
+});
+
+describe('acquire: Cloudflare credentials, checked once before an erase', () => {
+  const OTHER_ACCOUNT = 'f'.repeat(32);
+  beforeAll(() => {
+    stack.twin.account.addToken('acq-other-account', {
+      status: 'active',
+      owner: 'user',
+      accountId: OTHER_ACCOUNT,
+    });
+    stack.twin.account.addToken('acq-without-d1', {
+      status: 'active',
+      owner: 'user',
+      permissions: ['Workers Scripts Write', 'Workers KV Storage Write', 'Workers R2 Storage Write'],
+    });
+  });
+
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  it.each([
+    [
+      'a token Cloudflare never issued',
+      'a-token-cloudflare-never-issued',
+      'The Cloudflare API token is invalid or expired: Cloudflare does not accept it',
+    ],
+    [
+      'a token of another account',
+      'acq-other-account',
+      `The Cloudflare API token cannot access account ${'023e105f4ecef8ad9ca31a8372d0c353'}`,
+    ],
+    ['a token without D1', 'acq-without-d1', 'The Cloudflare API token lacks D1: Edit for D1 databases'],
+  ])(
+    '%s on a dirty slot: one answer with the fix, the slot untouched and back in the pool',
+    async (_, token, message) => {
+      // A pool and a slot of its own for each token (the twin holds every pool's resources).
+      const pool = `acq-cred-${token.slice(0, 12).replace(/[^a-z]/g, '')}`;
+      const slug = `${pool.slice(4)}-1`;
+      await addSlots(pool, [slug]);
+      const old = await moveIn(pool, slug, 'pr-80');
+      await stack.client.release({ type: pool, slug, leaseId: old.leaseId });
+      const before = slotContents(stack.twin, stack.config, slug);
+      stack.twin.resetRequests();
+
+      const run = await acquire(pool, 81, { 'cloudflare-api-token': token });
+      expect(run.exitCode).toBe(1);
+      expect(run.outputs.slot).toBeUndefined();
+      expect(count(run.stdout, message), run.stdout).toBe(1);
+      expect(run.stdout).toContain(
+        `so ${slug} was not erased and no slot was handed over (the slot went back to the pool dirty, untouched). Fix: `,
+      );
+      expect(run.stdout).toContain('then re-run the deploy job.');
+      expect(run.stdout).not.toContain('try another slot');
+      expect(run.stdout).not.toContain('401');
+      expect(count(run.summary, message)).toBe(1);
+      // Nothing of the slot was asked for, let alone changed; the token's fault is not the slot's.
+      expect(requestsTouching(stack.twin, stack.config, slug)).toEqual([]);
+      expect(slotContents(stack.twin, stack.config, slug)).toEqual(before);
+      expect(await slotOf(pool, slug)).toMatchObject({
+        leaseState: 'available',
+        dirty: true,
+        eraseFailures: 0,
+      });
+    },
+  );
+
+  it('makes no Cloudflare call for a clean slot, so a wrong token does not stop its deploy', async () => {
+    const pool = 'acq-cred-clean';
+    await addSlots(pool, ['clean-1']);
+    stack.twin.resetRequests();
+    const run = await acquire(pool, 82, { 'cloudflare-api-token': 'a-token-cloudflare-never-issued' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs.slot).toBe('clean-1');
+    expect(stack.twin.requests()).toEqual([]);
   });
 });
 
