@@ -3,6 +3,7 @@
 // gets the slot's names as outputs. Never by force; a closed pull request gets nothing; when no slot
 // can be had, the failure shows the pool: who holds each slot, until when, and which holders are
 // closed pull requests.
+import { GitHubError } from '../github/github-error.ts';
 import { slotNumberOf } from '../kinds/name-template.ts';
 import type { RunReport, SlotResourceNames } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
@@ -14,7 +15,13 @@ import { holderOfPullRequest } from './cleanup.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { workThroughSlots } from './lease.ts';
-import { livePullRequestHolders, lookUpPullRequests, pullRequestLabels } from './pull-request-holders.ts';
+import {
+  livePullRequestHolders,
+  lookUpPullRequests,
+  pullRequestLabels,
+  pullRequestsUnreadableWarning,
+  warnOnce,
+} from './pull-request-holders.ts';
 
 export interface AcquireOptions {
   pullRequest: number;
@@ -29,6 +36,10 @@ export interface AcquireOptions {
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
 
+/** What acquire does without GitHub's answers, in the warning that says the token cannot read them. */
+const WITHOUT_PULL_REQUESTS =
+  'acquire cannot tell whether this pull request, or one that holds a slot, has closed, and acquired anyway';
+
 /** A closed pull request gets no slot: a deploy that outlived the close must not take one for it. */
 async function closedProblem(
   ctx: CommandContext,
@@ -42,6 +53,11 @@ async function closedProblem(
     if (state === 'open') return null;
     return `Pull request #${pullRequest} is ${state}: no slot was acquired, so a deploy that runs after the close cannot hold one for it. Nothing to do; the cleanup workflow releases any slot it still holds.`;
   } catch (error) {
+    // The pull request the run deploys exists: refused, or not found, the token cannot read it.
+    if (error instanceof GitHubError && (error.failure === 'refused' || error.failure === 'not-found')) {
+      warnOnce(warnings, pullRequestsUnreadableWarning(error.status, WITHOUT_PULL_REQUESTS));
+      return null;
+    }
     warnings.push(
       `Could not tell whether pull request #${pullRequest} is still open (${oneLineError(error)}); acquiring anyway.`,
     );
@@ -122,7 +138,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     // The pool as it is now, not as the last attempt saw it (others may have taken slots meanwhile).
     const listing = await ctx.semaphore.list(ctx.pool).catch(() => taken.listing);
     const holders = livePullRequestHolders(listing.resources);
-    const states = await lookUpPullRequests(ctx, holders, warnings);
+    const states = await lookUpPullRequests(ctx, holders, warnings, WITHOUT_PULL_REQUESTS);
     const closedHolders = holders.filter((number) => (states.get(number)?.state ?? 'open') !== 'open');
     const problem = ctx.signal.aborted
       ? 'Stopped while waiting for a slot; nothing was acquired.'

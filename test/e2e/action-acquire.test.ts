@@ -454,6 +454,21 @@ describe('acquire with GitHub', () => {
   });
 });
 
+describe('acquire with a github-token that may not read pull requests', () => {
+  it('acquires anyway, and says once which permission the workflow needs', async () => {
+    const pool = 'acq-forbidden';
+    await addSlots(pool, ['forbidden-1']);
+    stack.github.pullRequests.set(62, 'forbidden');
+    const run = await acquire(pool, 62, {}, true);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs.slot).toBe('forbidden-1');
+    const warnings = run.stdout.split('\n').filter((line) => line.startsWith('::warning'));
+    expect(warnings).toEqual([
+      "::warning title=preview-gc::GitHub refused to show pull requests to the github-token (HTTP 403), so acquire cannot tell whether this pull request, or one that holds a slot, has closed, and acquired anyway. Fix: give the workflow's job `permissions: pull-requests: read` (or set the github-token input to a token that can read this repository's pull requests).",
+    ]);
+  });
+});
+
 describe('acquire: waiting for a slot', () => {
   it('asks again with backoff until a slot is free (wait-minutes)', async () => {
     const pool = 'acq-wait';
