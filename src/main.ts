@@ -12,7 +12,7 @@ import {
 } from './config/settings.ts';
 import { eventPullRequestNumber, gitHubForRun } from './github/for-run.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
-import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
+import { doctorProblemSlots, FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
 import { redactData, secretForms, secretRedactor } from './report/redact.ts';
@@ -173,6 +173,9 @@ export async function run(unguarded: ActionDependencies = githubActionDependenci
 function failureMessage(report: RunReport): string {
   if (report.interruptedBy !== undefined) return `preview-gc was stopped by ${report.interruptedBy}.`;
   if (report.problems.length > 0) return report.problems.join('\n');
+  const unwell = doctorProblemSlots(report);
+  if (unwell.length > 0)
+    return `preview-gc doctor: ${unwell.map((row) => visible(row.slug)).join(', ')} ${unwell.length === 1 ? 'has a problem' : 'have problems'}. The job summary says what was found and what to do.`;
   const failed = report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome));
   return `preview-gc ${report.command}: ${failed.map((slot) => `${visible(slot.slug)} ${visible(slot.outcome)}`).join(', ')}. The job summary says what to do next.`;
 }

@@ -117,6 +117,8 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     place,
     semaphore: createSemaphoreClient(settings, options.fetch?.semaphore),
     eraser: cloudflare?.eraser ?? refusingEraser,
+    resources:
+      settings.command === 'doctor' && hasCloudflareCredentials(settings) ? cloudflare?.resources : null,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
     parallelSlots: settings.parallelSlots,
     signal: options.signal,
@@ -125,6 +127,11 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     github: options.github,
   };
   return { ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, config))), ...repository };
+}
+
+/** doctor looks for the slots' resources only with credentials; gc, cleanup and acquire require them. */
+function hasCloudflareCredentials(settings: Settings): boolean {
+  return settings.cloudflare.apiToken !== '' && settings.cloudflare.accountId !== '';
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

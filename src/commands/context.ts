@@ -5,6 +5,7 @@ import type { ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.t
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { plural } from '../text/words.ts';
+import type { SlotResourcePresence } from './resource-presence.ts';
 
 export interface EraseRequest {
   slug: string;
@@ -53,6 +54,12 @@ export interface SlotEraser {
   checkCredentials(consequence?: string): Promise<string | null>;
 }
 
+/** doctor: which of a slot's resources the account has, from the run's listings (one per kind). */
+export interface ResourceCheck {
+  /** Throws a ConfigError for a slot the config refuses (check `refusal` first). */
+  presence(slug: string): Promise<SlotResourcePresence>;
+}
+
 export type ProgressEvent =
   | { kind: 'listed'; slots: number; selected: number }
   | { kind: 'slot-started'; slug: string; index: number; total: number }
@@ -76,6 +83,8 @@ export interface CommandContext {
   semaphore: SemaphoreClient;
   /** Makes no Cloudflare call until a slot is erased, so a quiet sweep makes none at all. */
   eraser: SlotEraser;
+  /** doctor: the slots' resources, looked for in the account; null without Cloudflare credentials. */
+  resources?: ResourceCheck | null;
   /** Cloudflare usage so far, or null when the command has no Cloudflare client. */
   cloudflareUsage: () => ApiUsageReport | null;
   /**

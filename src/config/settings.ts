@@ -4,7 +4,7 @@
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 import * as z from '../zod.ts';
 
-export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire'] as const;
+export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire', 'doctor'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const OFFICIAL_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
@@ -236,7 +236,9 @@ function leaseOutlastsRun(inputs: z.output<typeof inputSchema>, describe: Descri
           `${describe('lease-minutes')} (${inputs['lease-minutes']}) must be longer than ${describe('wait-minutes')} plus ${describe('deadline-minutes')} (${window}): the erase before the deploy runs under the pull request's lease, which must not run out first`,
         ];
   }
-  if (inputs.command === 'status' || deadline < inputs['gc-lease-minutes']) return [];
+  // status and doctor take no lease.
+  if (inputs.command === 'status' || inputs.command === 'doctor' || deadline < inputs['gc-lease-minutes'])
+    return [];
   return [
     `${describe('deadline-minutes')} (${deadline}) must be less than ${describe('gc-lease-minutes')} (${inputs['gc-lease-minutes']}): a step still running at the deadline must end inside the GC's lease; raise gc-lease-minutes or lower deadline-minutes`,
   ];

@@ -3,6 +3,7 @@
 // up; which slots need attention, how a headline counts, what an outcome is called, stay here.
 
 import { formatCount, plural } from '../text/words.ts';
+import { doctorHeadline } from './doctor-view.ts';
 import { formatDuration, howAcquired, readableUtc } from './format.ts';
 import {
   type AcquiredSlot,
@@ -50,6 +51,7 @@ export function headlineResult(report: RunReport, markup: Markup): string {
     const { acquired } = report;
     return `pull request #${report.pullRequest} has ${markup.code(acquired.slug)} until ${markup.text(readableUtc(acquired.leaseExpiresAt))}, ${howAcquired(acquired)}`;
   }
+  if (report.doctor !== undefined) return doctorHeadline(report.doctor);
   if (report.command === 'status') return plural(report.poolAfter?.length ?? 0, 'slot');
   if (report.slots.length === 0) {
     return report.command === 'cleanup'
@@ -106,7 +108,7 @@ export function poolHeading(report: RunReport): string {
 }
 
 /** A pool row's lease: `ends in 3 h`, `expired 5 min ago`, or `–` when nobody holds it. */
-export function leaseText(row: PoolRow): string {
+export function leaseText(row: Pick<PoolRow, 'leaseEndsInMs'>): string {
   if (row.leaseEndsInMs === null) return '–';
   return row.leaseEndsInMs > 0
     ? `ends in ${formatDuration(row.leaseEndsInMs)}`
