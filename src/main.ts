@@ -42,10 +42,20 @@ export interface ActionDependencies extends PublishIO {
   ): Promise<RunReport>;
 }
 
+/**
+ * A value that is still a workflow expression: only a runner evaluates `${{ … }}`, so an action run
+ * by something else (@github/local-action takes action.yml's defaults as they are written) gets
+ * `github-token` as the literal `${{ github.token }}`. That is no value at all, not a token.
+ */
+const UNEVALUATED_EXPRESSION = /^\$\{\{[^}]*\}\}$/;
+
 /** Reads every input of action.yml by name; `core.getInput` returns '' for an absent one. */
 function readActionInputs(): RawInputs {
   const inputs: Record<string, string> = Object.fromEntries(
-    INPUT_NAMES.map((name) => [name, core.getInput(name)]),
+    INPUT_NAMES.map((name) => {
+      const value = core.getInput(name);
+      return [name, UNEVALUATED_EXPRESSION.test(value.trim()) ? '' : value];
+    }),
   );
   // acquire's and cleanup's pull request defaults to the one that triggered the run.
   const eventPullRequest = eventPullRequestNumber();
