@@ -55,7 +55,7 @@ function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
     ...heading('The slot', style),
     `  Slot        ${clean(slot.slug)}${slot.slotNumber === null ? '' : ` (number ${clean(slot.slotNumber)})`}`,
     `  Lease ends  ${clean(slot.leaseExpiresAt)}; every push extends it`,
-    `  Erased      ${view.erasedFirstText(slot, holderText(report.slots[0]?.previousHolder ?? null, report))}`,
+    `  Erased      ${view.erasedFirstText(slot, report.slots[0]?.previousHolder ?? null, (holder) => holderText(holder, report))}`,
     `  Resources   ${resourceList(slot.resources, clean)}`,
   ];
 }

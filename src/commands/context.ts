@@ -103,7 +103,7 @@ export interface CommandContext {
   github: GitHubPullRequests | null | undefined;
 }
 
-export const GC_HOLDER = 'gc';
+export { GC_HOLDER } from '../report/model.ts';
 
 export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow[] {
   return listing.resources.map((slot) => ({

@@ -107,6 +107,9 @@ export function needsRepair(slot: { eraseFailures: number }): boolean {
   return slot.eraseFailures >= NEEDS_REPAIR_AFTER_FAILURES;
 }
 
+/** The holder gc and cleanup lease a slot as while they erase it: it leaves no data of its own. */
+export const GC_HOLDER = 'gc';
+
 /** The slot acquire handed over to a pull request's deploy. */
 export interface AcquiredSlot {
   slug: string;

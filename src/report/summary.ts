@@ -76,7 +76,7 @@ function acquiredSection(report: RunReport): string[] {
     `| Slot (\`slot\`, \`slot-number\`) | ${inlineCode(slot.slug)}${slot.slotNumber === null ? '' : `, ${inlineCode(slot.slotNumber)}`} |`,
     `| Holder | ${holderCell(slot.holder, report)} |`,
     `| Lease ends (\`lease-expires-at\`) | ${esc(slot.leaseExpiresAt)}; every push extends it |`,
-    `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, holderCell(erase?.previousHolder ?? null, report))} |`,
+    `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, erase?.previousHolder ?? null, (holder) => holderCell(holder, report))} |`,
     `| Resources (\`resources\`) | ${resourceList(slot.resources, inlineCode)} |`,
     '',
   ];

@@ -9,6 +9,7 @@ import {
   type AcquiredSlot,
   countOutcomes,
   FAILED_OUTCOMES,
+  GC_HOLDER,
   type PoolRow,
   type RunReport,
   type SlotOutcome,
@@ -80,9 +81,24 @@ export function dryRunNotice(report: RunReport): string {
 
 export const STOPPED_NOTICE = 'The lease in hand was released; slots not reached wait for the next sweep.';
 
+/**
+ * Whose data a slot held before its erase, after "it held": a tenant's, through `name` (a link, an
+ * escape); none when nobody held it since it joined the pool (added dirty, or marked dirty by hand);
+ * and not gc's when gc held it last, since gc leaves no data: its erase stopped before the end.
+ */
+export function previousDataText(previousHolder: string | null, name: (holder: string) => string): string {
+  if (previousHolder === null) return 'data from before it joined the pool, or from whoever marked it dirty';
+  if (previousHolder === GC_HOLDER) return 'what an earlier erase (by gc) had not finished removing';
+  return `the data of ${name(previousHolder)}`;
+}
+
 /** acquire: whether the slot was erased before it was handed over, and whose data it held. */
-export function erasedFirstText(slot: AcquiredSlot, previousHolder: string): string {
-  if (slot.wasDirty) return `yes: it held the data of ${previousHolder}`;
+export function erasedFirstText(
+  slot: AcquiredSlot,
+  previousHolder: string | null,
+  name: (holder: string) => string,
+): string {
+  if (slot.wasDirty) return `yes: it held ${previousDataText(previousHolder, name)}`;
   return slot.reused ? 'no: the pull request already held it' : 'no: it was clean';
 }
 

@@ -196,6 +196,33 @@ describe('acquire: erase on acquire', () => {
     expect(slotContents(stack.twin, stack.config, 'dirty-1').rows).toBe(2);
   });
 
+  it("says whose data the slot held: none of gc's, and no '–' for a slot that was added dirty", async () => {
+    const pool = 'acq-whose';
+    stack.twin.seed(slotSeed(stack.config, ['whose-1', 'whose-2'], []));
+    await stack.client.add({ type: pool, slug: 'whose-1', dirty: true });
+    await stack.client.add({ type: pool, slug: 'whose-2' });
+    // gc's erase of whose-2 stopped half-way: it released the slot dirty.
+    const gcLease = await stack.client.acquireSpecific({
+      type: pool,
+      slug: 'whose-2',
+      holder: 'gc',
+      leaseMs: HOUR,
+    });
+    await stack.client.release({ type: pool, slug: 'whose-2', leaseId: gcLease?.leaseId ?? '' });
+
+    const adopted = await acquire(pool, 120);
+    expect(adopted.outputs.slot).toBe('whose-1');
+    expect(adopted.summary).toContain(
+      '| Erased first (`was-dirty`) | yes: it held data from before it joined the pool, or from whoever marked it dirty |',
+    );
+    const afterGc = await acquire(pool, 121);
+    expect(afterGc.outputs.slot).toBe('whose-2');
+    expect(afterGc.summary).toContain(
+      '| Erased first (`was-dirty`) | yes: it held what an earlier erase (by gc) had not finished removing |',
+    );
+    expect(afterGc.summary).not.toContain('the data of gc');
+  });
+
   it('erases a slot taken over from an expired lease', async () => {
     const pool = 'acq-expired';
     await addSlots(pool, ['exp-1']);
