@@ -52,9 +52,9 @@ export function resourceList(resources: SlotResourceNames, name: (text: string) 
     : kinds.map(([kind, names]) => `${kind}: ${names.map(name).join(', ')}`).join('; ');
 }
 
-/** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire, `–` for cleanup. */
+/** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire; cleanup: how long the pull request held it. */
 export function waitingText(slot: { reason: string; waitingMs: number }, command: string): string {
-  if (slot.reason === 'held-by-pull-request') return '–';
+  if (slot.reason === 'held-by-pull-request') return formatDuration(slot.waitingMs);
   if (slot.reason === 'closed-pr') return 'pull request closed';
   return command === 'acquire' ? slot.reason : `${formatDuration(slot.waitingMs)} (${slot.reason})`;
 }

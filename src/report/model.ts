@@ -69,7 +69,7 @@ export interface SlotReport {
    * cleanup; closed-pr: gc found the holder's pull request closed or merged.
    */
   reason: 'expired' | 'dirty' | 'held-by-pull-request' | 'closed-pr';
-  /** Server time the slot waited: since its lease expired or since its dirty release. */
+  /** Server time the slot waited: since its lease expired or since its dirty release; cleanup: how long the pull request held it. */
   waitingMs: number;
   outcome: SlotOutcome;
   /** What went wrong, when something did. */
