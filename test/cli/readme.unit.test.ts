@@ -70,6 +70,15 @@ describe('README.md', () => {
     expect(section(readme, step ?? '')).toContain('<!-- permissions:start');
   });
 
+  it('says which outcome cleanup reports: reclaimed when its teardown finished, released when it did not', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const outcomes = section(readme, '## Outcomes, and what to do about each');
+    const row = (outcome: string) =>
+      outcomes.split('\n').find((line) => line.startsWith(`| \`${outcome}\` |`));
+    expect(row('reclaimed')).toContain('`cleanup` when its teardown finished');
+    expect(row('released')).toContain('`cleanup`, when its teardown did not finish');
+  });
+
   it("says npm ci's EBADENGINE warnings on an older Node are expected, and why", async () => {
     const readme = await readFile('README.md', 'utf8');
     const quickStart = section(readme, '## Quick start');
