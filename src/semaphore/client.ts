@@ -444,7 +444,15 @@ function errorFromAnswer(
   const parsed = errorBodySchema.safeParse(parseJson(text));
   const redact = (text: string) => (token === '' ? text : text.replaceAll(token, '[the token]'));
   if (status === 401) {
-    const says = parsed.success ? `; it says: ${redact(parsed.data.error.message)}` : '';
+    // A reason that holds the token's text (a token such as `wrong` in "missing or wrong") would read
+    // "missing or [the token]": leave it out rather than show it redacted.
+    const reason = parsed.success ? parsed.data.error.message : undefined;
+    const says =
+      reason === undefined
+        ? ''
+        : token !== '' && reason.includes(token)
+          ? " (its reason is not repeated here, as it contains the token's text)"
+          : `; it says: ${reason}`;
     return new SemaphoreError({
       status,
       code: 'unauthorized',
