@@ -2,6 +2,7 @@
 // into one typed Settings object. Nothing downstream reads raw inputs again.
 
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
+import { closestWord } from '../text/did-you-mean.ts';
 import * as z from '../zod.ts';
 
 export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire', 'doctor'] as const;
@@ -147,8 +148,20 @@ const token = z.string().refine((value) => !TOKEN_SPOILERS.test(value), {
 
 const poolName = z.string().regex(IDENTIFIER, `must be ${IDENTIFIER_RULE}`);
 
+/** One of COMMANDS; a typo gets the closest one, as the CLI's `preview-gc gcc` does. */
+const commandName = z.string().transform((value, ctx): Command => {
+  const known = COMMANDS.find((command) => command === value);
+  if (known !== undefined) return known;
+  const guess = closestWord(value, COMMANDS);
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be one of ${COMMANDS.join(', ')}, got ${quoted(value)}${guess === undefined ? '' : `: did you mean '${guess}'?`}`,
+  });
+  return z.NEVER;
+});
+
 const inputSchema = z.object({
-  command: optionalWithDefault('gc', z.enum(COMMANDS, { error: `must be one of ${COMMANDS.join(', ')}` })),
+  command: optionalWithDefault('gc', commandName),
   'dry-run': optionalWithDefault('false', strictBoolean),
   config: optionalWithDefault('.github/preview-slots.yml', z.string()),
   'semaphore-url': required(

@@ -35,6 +35,21 @@ describe('the bundled action', () => {
     expect(output).not.toMatch(/^\s+at /m);
   });
 
+  it('answers a mistyped command with the one it was meant to be, as the CLI does', async () => {
+    const run = await runAction({
+      ...gcInputs(
+        DEMO_CONFIG_PATH,
+        { url: 'http://127.0.0.1:9', token: 'sem' },
+        { baseUrl: 'http://127.0.0.1:9', token: 'cf', accountId: 'a'.repeat(32) },
+      ),
+      command: 'aquire',
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain(
+      "input 'command' must be one of gc, cleanup, status, acquire, doctor, got 'aquire': did you mean 'acquire'?",
+    );
+  });
+
   it('builds no code from strings: zod is jitless before its first schema is built', async () => {
     // A schema reads zod's jitless setting when it is built, and the bundle evaluates its shared
     // chunks (where the slot config's schemas live) before the entry's own code: configured there,
