@@ -17,7 +17,13 @@ export const acquireCommand: CommandSpec = {
     'Slots that need repair are not handed out. Prints the slot and its resource names.',
   ].join('\n'),
   options: {
-    pr: { type: 'string', value: '<n>', input: 'pull-request', description: 'The pull request number.' },
+    pr: {
+      type: 'string',
+      value: '<n>',
+      input: 'pull-request',
+      aliases: ['pull-request'],
+      description: 'The pull request number.',
+    },
     'lease-minutes': {
       type: 'string',
       value: '<n>',
