@@ -137,6 +137,12 @@ const httpUrl = z.string().transform((value, ctx) => {
   return value.replace(/\/+$/, '');
 });
 
+/**
+ * The semaphore's address: every route is under /api, so a URL given with that /api (copied from a
+ * route such as /api/health) means the Worker's address without it, not a prefix of /api/api/….
+ */
+const semaphoreUrl = httpUrl.transform((value) => value.replace(/\/api$/, ''));
+
 // A token is sent in a header: white space or a control character in it never authenticates, and
 // an HTTP library that refuses the header may quote it whole in its error.
 const TOKEN_SPOILERS = /[\s\p{Cc}]/u;
@@ -166,7 +172,7 @@ const inputSchema = z.object({
   config: optionalWithDefault('.github/preview-slots.yml', z.string()),
   'semaphore-url': required(
     'the URL of the semaphore Worker, e.g. https://semaphore.example.workers.dev',
-  ).pipe(httpUrl),
+  ).pipe(semaphoreUrl),
   'semaphore-token': required(
     "the semaphore's bearer token, the value set on its Worker with wrangler secret put SEMAPHORE_TOKEN",
   ).pipe(token),

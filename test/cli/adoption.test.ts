@@ -255,6 +255,14 @@ describe('a wrong semaphore token', () => {
     );
   });
 
+  it('takes a SEMAPHORE_URL given with the /api its routes start with', async () => {
+    for (const url of [`${semaphore.url}/api`, `${semaphore.url}/api/`]) {
+      const result = await cli(['status', '--pool', 'app-preview'], { SEMAPHORE_URL: url });
+      expect(result.code, show(result)).toBe(0);
+      expect(result.stdout).not.toContain('/api/api/');
+    }
+  });
+
   it('says a wrong token is refused in whole words, also when the token is a word of the answer', async () => {
     const result = await cli(['status', '--pool', 'app-preview'], { SEMAPHORE_TOKEN: 'wrong' });
     expect(result.code, show(result)).toBe(1);
