@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { consoleLogFilter } from './test/support/console-logs.ts';
 
 // Two lanes. `unit` (`*.unit.test.ts`, `npm run test:unit`) is the edit loop: no workerd, no twin server
 // over HTTP, no child process, so it runs in seconds. `integration` is everything else: the real
@@ -11,6 +12,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],
+    onConsoleLog: consoleLogFilter,
     projects: [
       { extends: true, test: { name: 'unit', include: [UNIT] } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: [UNIT] } },

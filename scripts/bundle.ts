@@ -1,7 +1,7 @@
 // Bundles the action (and the CLI) into single minified ESM files under dist/, every dependency
 // inlined, each with a sourcemap beside it, and dist/licenses.txt with the licence of every bundled
 // package. `node scripts/bundle.ts [outdir]`; check-dist.ts calls bundle() with a temporary folder.
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -19,8 +19,12 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 const DIST = join(ROOT, 'dist');
 
-/** Entries run as executables (the package's bin): their shebang must be the file's very first line. */
-const EXECUTABLES: ReadonlySet<string> = new Set(['cli']);
+/**
+ * Entries run as executables (the package's bin): their shebang must be the file's very first line,
+ * and they are written executable (755). `npm link` and `npx` make a package's bin executable
+ * themselves; written 644, the file's mode changed under git at the first link.
+ */
+export const EXECUTABLES: ReadonlySet<string> = new Set(['cli']);
 
 // Some dependencies are CommonJS and call require() for Node built-ins; give the ESM bundle one.
 const REQUIRE_SHIM =
@@ -90,6 +94,8 @@ export async function bundleEntry(outdir: string, name: string, entry: string): 
   await Promise.all(
     result.outputFiles.map((file) => writeFile(join(outdir, relative(DIST, file.path)), file.contents)),
   );
+  // chmod, not writeFile's mode: the mode given on creation is cut by the umask.
+  if (EXECUTABLES.has(name)) await chmod(join(outdir, `${name}.js`), 0o755);
   return result.metafile;
 }
 

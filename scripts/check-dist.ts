@@ -2,11 +2,11 @@
 // when what ships beside the code is wrong: a .js without its sourcemap, a map that points at source
 // that is not there, a bundled package whose licence is missing from dist/licenses.txt.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { bundle, ROOT } from './bundle.ts';
+import { bundle, EXECUTABLES, ROOT } from './bundle.ts';
 import { packageDirOf, packageNameOf } from './bundled-packages.ts';
 import { LICENSES_FILE, packageHeading } from './licenses.ts';
 
@@ -69,6 +69,16 @@ export async function distProblems(distDir: string): Promise<string[]> {
     }
   }
   problems.push(...(await licenseProblems(distDir, packageDirs)));
+  for (const name of EXECUTABLES) {
+    const mode = await stat(join(distDir, `${name}.js`)).then(
+      (stats) => stats.mode,
+      () => 0o111,
+    );
+    if ((mode & 0o111) === 0)
+      problems.push(
+        `${name}.js: not executable; it is the package's bin, which npm link makes executable (a mode change git then shows): run npm run bundle, which writes it 755, and commit it`,
+      );
+  }
   return problems;
 }
 

@@ -1,6 +1,6 @@
 // The docs' generated parts: the README's inputs and outputs tables from action.yml, its CLI reference
-// from the CLI's own command specs, and the API token's permissions (the README's table, docs/config.md
-// and action.yml's description of the token input) from src/kinds/permissions.ts (each kind's
+// from the CLI's own command specs, and the API token's permissions (the README's table, docs/config.md,
+// SECURITY.md and action.yml's description of the token input) from src/kinds/permissions.ts (each kind's
 // permission comes from its module in src/kinds/), so none can
 // drift from what runs. `npm run readme` rewrites them in place; `--check` fails when they are stale
 // (test/cli/readme.unit.test.ts runs it in `npm test`).
@@ -156,7 +156,7 @@ export function updateReadme(readme: string, actionYml: string): string {
   return replaceBlock(updated, 'permissions', permissionsTable(), PERMISSIONS_NOTE);
 }
 
-/** docs/config.md with its permissions list brought up to date. */
+/** docs/config.md (and SECURITY.md) with its permissions list brought up to date. */
 export function updateConfigDoc(configDoc: string): string {
   return replaceBlock(configDoc, 'permissions', permissionsList(), PERMISSIONS_NOTE);
 }
@@ -164,22 +164,38 @@ export function updateConfigDoc(configDoc: string): string {
 const CONFIG_DOC = 'docs/config.md';
 
 /** Every generated file as it should be, from the files as they are; action.yml first, the README reads it. */
-export function updateGenerated(files: { readme: string; actionYml: string; configDoc: string }) {
+export function updateGenerated(files: {
+  readme: string;
+  actionYml: string;
+  configDoc: string;
+  security: string;
+}) {
   const actionYml = updateActionYml(files.actionYml);
   return {
     readme: updateReadme(files.readme, actionYml),
     actionYml,
     configDoc: updateConfigDoc(files.configDoc),
+    security: updateConfigDoc(files.security),
   };
 }
 
-const FILES = { readme: 'README.md', actionYml: 'action.yml', configDoc: CONFIG_DOC } as const;
+const FILES = {
+  readme: 'README.md',
+  actionYml: 'action.yml',
+  configDoc: CONFIG_DOC,
+  security: 'SECURITY.md',
+} as const;
 
 if (import.meta.main) {
-  const [readme, actionYml, configDoc] = await Promise.all(
+  const [readme, actionYml, configDoc, security] = await Promise.all(
     Object.values(FILES).map((path) => readFile(path, 'utf8')),
   );
-  const current = { readme: readme ?? '', actionYml: actionYml ?? '', configDoc: configDoc ?? '' };
+  const current = {
+    readme: readme ?? '',
+    actionYml: actionYml ?? '',
+    configDoc: configDoc ?? '',
+    security: security ?? '',
+  };
   const updated = updateGenerated(current);
   const stale = (Object.keys(FILES) as (keyof typeof FILES)[]).filter((key) => updated[key] !== current[key]);
   if (process.argv.includes('--check')) {
@@ -189,13 +205,15 @@ if (import.meta.main) {
       );
       process.exit(1);
     }
-    console.log('The generated parts of README.md, action.yml and docs/config.md are up to date.');
+    console.log(
+      'The generated parts of README.md, action.yml, docs/config.md and SECURITY.md are up to date.',
+    );
   } else {
     for (const key of stale) await writeFile(FILES[key], updated[key]);
     console.log(
       stale.length > 0
         ? `Updated: ${stale.map((key) => FILES[key]).join(', ')}.`
-        : 'README.md, action.yml and docs/config.md are up to date.',
+        : 'README.md, action.yml, docs/config.md and SECURITY.md are up to date.',
     );
   }
 }

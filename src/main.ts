@@ -13,7 +13,7 @@ import {
 import { eventPullRequestNumber, gitHubForRun } from './github/for-run.ts';
 import { jobIdToken } from './github/id-token.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
-import { FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
+import { doctorProblemSlots, FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
 import type { TokenSource } from './semaphore/client.ts';
@@ -48,10 +48,20 @@ export interface ActionDependencies extends PublishIO {
   ): Promise<RunReport>;
 }
 
+/**
+ * A value that is still a workflow expression: only a runner evaluates `${{ … }}`, so an action run
+ * by something else (@github/local-action takes action.yml's defaults as they are written) gets
+ * `github-token` as the literal `${{ github.token }}`. That is no value at all, not a token.
+ */
+const UNEVALUATED_EXPRESSION = /^\$\{\{[^}]*\}\}$/;
+
 /** Reads every input of action.yml by name; `core.getInput` returns '' for an absent one. */
 function readActionInputs(): RawInputs {
   const inputs: Record<string, string> = Object.fromEntries(
-    INPUT_NAMES.map((name) => [name, core.getInput(name)]),
+    INPUT_NAMES.map((name) => {
+      const value = core.getInput(name);
+      return [name, UNEVALUATED_EXPRESSION.test(value.trim()) ? '' : value];
+    }),
   );
   // acquire's and cleanup's pull request defaults to the one that triggered the run.
   const eventPullRequest = eventPullRequestNumber();
@@ -210,6 +220,9 @@ export async function run(unguarded: ActionDependencies = githubActionDependenci
 function failureMessage(report: RunReport): string {
   if (report.interruptedBy !== undefined) return `preview-gc was stopped by ${report.interruptedBy}.`;
   if (report.problems.length > 0) return report.problems.join('\n');
+  const unwell = doctorProblemSlots(report);
+  if (unwell.length > 0)
+    return `preview-gc doctor: ${unwell.map((row) => visible(row.slug)).join(', ')} ${unwell.length === 1 ? 'has a problem' : 'have problems'}. The job summary says what was found and what to do.`;
   const failed = report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome));
   return `preview-gc ${report.command}: ${failed.map((slot) => `${visible(slot.slug)} ${visible(slot.outcome)}`).join(', ')}. The job summary says what to do next.`;
 }

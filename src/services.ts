@@ -6,7 +6,7 @@ import { createCloudflareEraser } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
 import { oneLineError } from './commands/lease.ts';
-import { ACTION_PLACE, type RunPlace } from './config/run-place.ts';
+import { actionPlace, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
@@ -106,7 +106,7 @@ function poolSourceOf(settings: Settings, config: SlotConfig | null, place: RunP
 export async function executeSettings(settings: Settings, options: ExecuteOptions): Promise<RunReport> {
   const startedAt = Date.now();
   const repository = options.repository === undefined ? {} : { repository: options.repository };
-  const place = options.place ?? ACTION_PLACE;
+  const place = options.place ?? actionPlace(settings.command);
   let config: SlotConfig | null;
   let wranglerConfig: SlotWranglerConfig | undefined;
   try {
@@ -148,6 +148,8 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
       ...(options.semaphoreToken === undefined ? {} : { token: options.semaphoreToken }),
     }),
     eraser: cloudflare?.eraser ?? refusingEraser,
+    resources:
+      settings.command === 'doctor' && hasCloudflareCredentials(settings) ? cloudflare?.resources : null,
     cloudflareUsage: () => cloudflare?.usage() ?? null,
     parallelSlots: settings.parallelSlots,
     signal: options.signal,
@@ -159,6 +161,11 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
     ...repository,
   };
+}
+
+/** doctor looks for the slots' resources only with credentials; gc, cleanup and acquire require them. */
+function hasCloudflareCredentials(settings: Settings): boolean {
+  return settings.cloudflare.apiToken !== '' && settings.cloudflare.accountId !== '';
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

@@ -18,12 +18,18 @@ export const acquireCommand: CommandSpec = {
     "and writes the app's wrangler config for the slot next to it (wrangler deploy --config <it>).",
   ].join('\n'),
   options: {
-    pr: { type: 'string', value: '<n>', input: 'pull-request', description: 'The pull request number.' },
+    pr: {
+      type: 'string',
+      value: '<n>',
+      input: 'pull-request',
+      aliases: ['pull-request'],
+      description: 'The pull request number.',
+    },
     'lease-minutes': {
       type: 'string',
       value: '<n>',
       input: 'lease-minutes',
-      description: 'How long the pull request keeps the slot without a new push (two days).',
+      description: 'How long the pull request keeps the slot without a new deploy or e2e run (three hours).',
     },
     'wait-minutes': {
       type: 'string',

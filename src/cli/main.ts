@@ -8,6 +8,7 @@ import { closestWord } from '../text/did-you-mean.ts';
 import { visible } from '../text/log-text.ts';
 import { acquireCommand } from './acquire.ts';
 import { cleanupCommand } from './cleanup.ts';
+import { doctorCommand } from './doctor.ts';
 import { gcCommand } from './gc.ts';
 import { commandHelp, groupHelp, PROGRAM } from './help.ts';
 import { cliPlace } from './inputs.ts';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   gcCommand,
   cleanupCommand,
   acquireCommand,
+  doctorCommand,
   releaseCommand,
   ...SLOTS_COMMANDS,
 ];
@@ -42,7 +44,7 @@ export const COMMANDS: readonly CommandSpec[] = [
 const ENVIRONMENT_FOOTER = [
   'Environment (the same secrets the workflows use):',
   '  SEMAPHORE_URL, SEMAPHORE_TOKEN               every command',
-  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc, cleanup and acquire; slots add and sync check resources with them',
+  '  CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID  gc, cleanup and acquire; doctor, slots add and sync check resources with them',
   '  CLOUDFLARE_API_BASE_URL                      only to point at a test double',
   '  NO_COLOR                                     plain output on a terminal too',
   '',

@@ -4,10 +4,10 @@
 // slots; without them the command says it did not check.
 import { createPacer } from '../commands/cloudflare-eraser.ts';
 import { describeCredentialProblem } from '../commands/credential-problem.ts';
+import { resourcePresence } from '../commands/resource-presence.ts';
 import type { RunPlace } from '../config/run-place.ts';
 import type { Settings } from '../config/settings.ts';
-import { resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
-import { describeResource, eachResource, nameOf } from '../kinds/registry.ts';
+import type { SlotConfig } from '../config/slot-config.ts';
 import type { CliIO } from './io.ts';
 import { CommandFailure } from './spec.ts';
 
@@ -66,12 +66,8 @@ export async function checkSlotResources(
   const missing: string[] = [];
   try {
     for (const slug of slugs) {
-      for (const { kind, resource } of eachResource(resourcesForSlot(config, slug))) {
-        if (!(await exists(kind, resource)))
-          missing.push(
-            `  - ${slug}: ${describeResource(kind, resource)} '${nameOf(kind, resource)}' (from '${resource.template}' at ${config.file} ${resource.path})`,
-          );
-      }
+      const presence = await resourcePresence(config, slug, exists);
+      missing.push(...presence.missing.map((resource) => `  - ${slug}: ${resource}`));
     }
   } catch (error) {
     io.err(

@@ -83,13 +83,22 @@ function canonicalValues(spec: CommandSpec, values: Record<string, unknown>): Op
   return canonical;
 }
 
+/**
+ * The flag an unknown one was meant to be: the closest in spelling, else the longest flag it starts
+ * with as a word (`--pr-number` for `--pr`).
+ */
+function intendedFlag(unknown: string, flags: readonly string[]): string | undefined {
+  const starts = flags.filter((flag) => unknown.startsWith(`${flag}-`));
+  return closestWord(unknown, flags) ?? starts.sort((a, b) => b.length - a.length)[0];
+}
+
 /** Node's message for a parse error, its first sentence, with the closest flag for an unknown one. */
 function usageMessage(spec: CommandSpec, error: unknown): string {
   // Node's messages carry a second sentence about '--' that only confuses here; keep the first.
   const message = error instanceof Error ? error.message : String(error);
   const first = message.split(/(?<=\.) /)[0] ?? message;
   const unknown = /^Unknown option '--([^'=]+)'/.exec(first)?.[1];
-  const guess = unknown === undefined ? undefined : closestWord(unknown, Object.keys(parserOptions(spec)));
+  const guess = unknown === undefined ? undefined : intendedFlag(unknown, Object.keys(parserOptions(spec)));
   return guess === undefined ? first : `${first.replace(/\.$/, '')}: did you mean --${guess}?`;
 }
 

@@ -1,5 +1,6 @@
 // The terminal render of a run report: the view the job summary renders too (src/report/view.ts), as
 // aligned plain-text tables, coloured only when the style says so.
+import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from '../report/doctor-view.ts';
 import {
   formatDuration,
   leftByLastTenant,
@@ -61,7 +62,7 @@ function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
     ...heading('The slot', style),
     `  Slot        ${clean(slot.slug)}${slot.slotNumber === null ? '' : ` (number ${clean(slot.slotNumber)})`}`,
     `  Lease ends  ${clean(slot.leaseExpiresAt)}; every push extends it`,
-    `  Erased      ${view.erasedFirstText(slot, holderText(report.slots[0]?.previousHolder ?? null, report))}`,
+    `  Erased      ${view.erasedFirstText(slot, report.slots[0]?.previousHolder ?? null, (holder) => holderText(holder, report))}`,
     `  Resources   ${resourceList(slot.resources, clean)}`,
     ...(left === undefined ? [] : [`  Left        ${left}; read nothing you did not write`]),
     ...(slot.wranglerConfig === undefined ? [] : [`  Wrangler    ${clean(slot.wranglerConfig)}`]),
@@ -141,6 +142,55 @@ function slotSection(report: RunReport, style: TerminalStyle): string[] {
   return left === undefined ? lines : [...lines, '', `  ${left}`];
 }
 
+const DOCTOR_MARK = {
+  ok: { mark: '✔', format: 'green' },
+  note: { mark: '✔', format: 'green' },
+  problem: { mark: '✖', format: 'red' },
+} as const;
+
+/** doctor: the pool's table, each slot's findings and their fixes under its row. */
+function doctorSection(report: RunReport, style: TerminalStyle): string[] {
+  const doctor = report.doctor;
+  if (doctor === undefined) return [];
+  const rows = doctor.rows.map((row) => {
+    const verdict = doctorVerdict(row);
+    const { mark, format } = DOCTOR_MARK[verdict.tone];
+    return [
+      visible(row.slug),
+      doctorState(row),
+      holderText(row.holder, report),
+      view.leaseText(row),
+      doctorResources(row),
+      paint(style, format, `${mark} ${verdict.text}`),
+    ];
+  });
+  // A finding of several lines (a config refusal lists each name) stays under its mark.
+  const indented = (text: string) => clean(text).replace(/\n/g, '\n        ');
+  const details = doctor.rows.map((row) =>
+    row.findings.flatMap((finding) => [
+      finding.severity === 'problem'
+        ? `${paint(style, 'red', '✖')} ${indented(finding.text)}`
+        : paint(style, 'dim', `· ${indented(finding.text)}`),
+      ...(finding.fix === undefined ? [] : [`  ${paint(style, 'dim', 'fix:')} ${indented(finding.fix)}`]),
+    ]),
+  );
+  return [
+    ...heading('Slots', style),
+    ...renderTable(
+      DOCTOR_COLUMNS.map((column) => column.toUpperCase()),
+      rows,
+      style,
+      details,
+    ),
+    '',
+    paint(
+      style,
+      'dim',
+      `  Leases checked against lease-minutes ${doctor.leaseMinutes}; ${doctor.resourcesNotChecked === null ? 'resources looked for in the account, one listing per kind' : 'resources not looked for (see above)'}.`,
+    ),
+  ];
+}
+
 function attentionSection(report: RunReport, style: TerminalStyle): string[] {
   const needingAPerson = report.slots.filter(view.needsAttention);
   if (needingAPerson.length === 0) return [];
@@ -214,6 +264,7 @@ export function renderTerminalReport(report: RunReport, style: TerminalStyle): s
     ...banners(report, style),
     ...acquiredSection(report, style),
     ...slotSection(report, style),
+    ...doctorSection(report, style),
     ...attentionSection(report, style),
     ...repairSection(report, style),
     ...poolSection(report, style),

@@ -5,6 +5,7 @@
 import { escapeMarkdown, inlineCode } from '../report/escape.ts';
 import { readableUtc } from '../report/format.ts';
 import type { AcquiredSlot } from '../report/model.ts';
+import { previousDataText } from '../report/view.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
 
@@ -18,8 +19,7 @@ export function slotComment(pool: string, slot: AcquiredSlot, previousHolder: st
     `**Preview slot** ${inlineCode(slot.slug)} (pool ${inlineCode(pool)}) is this pull request's until **${readableUtc(slot.leaseExpiresAt)}**. Every push extends it; when the pull request closes, the slot goes back to the pool.`,
   ];
   if (slot.wasDirty) {
-    const whose = previousHolder === null ? 'a previous tenant' : escapeMarkdown(previousHolder);
-    lines.push('', `It held data of ${whose}, which was erased before this deploy.`);
+    lines.push('', `It held ${previousDataText(previousHolder, escapeMarkdown)}, erased before this deploy.`);
   }
   return lines.join('\n');
 }

@@ -87,6 +87,28 @@ const acquireOutcomeOf: OutcomeOfErase = (erase) => {
 };
 
 /**
+ * Gives the lease back dirty, the slot untouched, when its erase cannot even start because Cloudflare
+ * refused the run's credentials: no erase failure is reported, as the token, not the slot, is at
+ * fault (it must not count towards needs repair). Null once released; otherwise the slot's report
+ * (the release failed, with the command that finishes it, or someone took the slot meanwhile).
+ */
+export async function releaseUnerased(
+  ctx: CommandContext,
+  base: ReportBase,
+  lease: Lease,
+): Promise<UntimedSlotReport | null> {
+  const unerased = { status: 'failed' as const, steps: [], requests: 0 };
+  const report = await releaseHeldLease(
+    ctx,
+    { ...base, generation: lease.generation },
+    lease,
+    unerased,
+    () => ({ outcome: 'released' }),
+  );
+  return report.outcome === 'released' ? null : report;
+}
+
+/**
  * Erases the slot under the lease. Complete: the slot stays leased, and its history gets the note that
  * says so (a warning when that fails: a later push then erases once more). Otherwise the lease is
  * released dirty and the report says why.

@@ -3,19 +3,26 @@
 // gets the slot's names as outputs. Never by force; a closed pull request gets nothing; when no slot
 // can be had, the failure shows the pool: who holds each slot, until when, and which holders are
 // closed pull requests.
+import { GitHubError } from '../github/github-error.ts';
 import { slotNumberOf } from '../kinds/name-template.ts';
 import type { IncomingDeploy } from '../kinds/step.ts';
 import type { AcquiredResources, RunReport } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
 import { postSlotComment } from './acquire-comment.ts';
-import { eraseBeforeHandOver, eraseNeededFor } from './acquire-erase.ts';
+import { eraseBeforeHandOver, eraseNeededFor, releaseUnerased } from './acquire-erase.ts';
 import { takeSlot } from './acquire-slot.ts';
 import { holderOfPullRequest } from './cleanup.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { workThroughSlots } from './lease.ts';
-import { livePullRequestHolders, lookUpPullRequests, pullRequestLabels } from './pull-request-holders.ts';
+import {
+  livePullRequestHolders,
+  lookUpPullRequests,
+  pullRequestLabels,
+  pullRequestsUnreadableWarning,
+  warnOnce,
+} from './pull-request-holders.ts';
 
 export interface AcquireOptions {
   pullRequest: number;
@@ -38,6 +45,10 @@ export interface SlotWranglerConfig {
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;
 
+/** What acquire does without GitHub's answers, in the warning that says the token cannot read them. */
+const WITHOUT_PULL_REQUESTS =
+  'acquire cannot tell whether this pull request, or one that holds a slot, has closed, and acquired anyway';
+
 /** A closed pull request gets no slot: a deploy that outlived the close must not take one for it. */
 async function closedProblem(
   ctx: CommandContext,
@@ -51,6 +62,11 @@ async function closedProblem(
     if (state === 'open') return null;
     return `Pull request #${pullRequest} is ${state}: no slot was acquired, so a deploy that runs after the close cannot hold one for it. Nothing to do; the cleanup workflow releases any slot it still holds.`;
   } catch (error) {
+    // The pull request the run deploys exists: refused, or not found, the token cannot read it.
+    if (error instanceof GitHubError && (error.failure === 'refused' || error.failure === 'not-found')) {
+      warnOnce(warnings, pullRequestsUnreadableWarning(error.status, WITHOUT_PULL_REQUESTS));
+      return null;
+    }
     warnings.push(
       `Could not tell whether pull request #${pullRequest} is still open (${oneLineError(error)}); acquiring anyway.`,
     );
@@ -131,7 +147,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     // The pool as it is now, not as the last attempt saw it (others may have taken slots meanwhile).
     const listing = await ctx.semaphore.list(ctx.pool).catch(() => taken.listing);
     const holders = livePullRequestHolders(listing.resources);
-    const states = await lookUpPullRequests(ctx, holders, warnings);
+    const states = await lookUpPullRequests(ctx, holders, warnings, WITHOUT_PULL_REQUESTS);
     const closedHolders = holders.filter((number) => (states.get(number)?.state ?? 'open') !== 'open');
     const problem = ctx.signal.aborted
       ? 'Stopped while waiting for a slot; nothing was acquired.'
@@ -145,18 +161,38 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   // the erase path releases it, naming the refusal. A name another slot of the pool maps to too is such
   // a refusal, judged on the listing the acquire was made with.
   const poolSlugs = taken.listing.resources.map((slot) => slot.slug);
+  const refused = ctx.eraser.refusal(lease.slug, poolSlugs) !== null;
+  const expired = lease.tookExpired ? 1 : 0;
+  const base = {
+    slug: lease.slug,
+    previousHolder: need.previousHolder,
+    reason: need.reason,
+    waitingMs: 0,
+    erase: null,
+  };
+  // Before an erase, and only then (a clean slot needs no Cloudflare call): credentials Cloudflare
+  // refuses are said once, with their fix, rather than as every step's 401 and a push to try another slot.
+  const credentials =
+    need.needed && !refused
+      ? await ctx.eraser.checkCredentials(
+          `${lease.slug} was not erased and no slot was handed over (the slot went back to the pool dirty, untouched)`,
+        )
+      : null;
+  if (credentials !== null) {
+    const unreleased = await releaseUnerased(ctx, base, lease);
+    return report({
+      problems: [credentials],
+      expired,
+      slots: unreleased === null ? [] : [{ ...unreleased, durationMs: 0 }],
+      poolAfter: await listPoolRows(ctx),
+    });
+  }
   const slots =
-    need.needed || ctx.eraser.refusal(lease.slug, poolSlugs) !== null
+    need.needed || refused
       ? await workThroughSlots(ctx, [{ slug: lease.slug }], () =>
           eraseBeforeHandOver(
             ctx,
-            {
-              slug: lease.slug,
-              previousHolder: need.previousHolder,
-              reason: need.reason,
-              waitingMs: 0,
-              erase: null,
-            },
+            base,
             lease,
             options.leaseMs,
             warnings,
@@ -166,7 +202,6 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
         )
       : [];
   const erased = slots[0];
-  const expired = lease.tookExpired ? 1 : 0;
   if (erased !== undefined && erased.outcome !== 'erased') {
     return report({
       problems: [

@@ -3,7 +3,7 @@
 // only a warning because the next acquirer or sweep erases the slot anyway.
 import { randomUUID } from 'node:crypto';
 import type { RunReport } from '../report/model.ts';
-import type { Lease, Slot } from '../semaphore/protocol.ts';
+import type { Lease, ListAnswer, Slot } from '../semaphore/protocol.ts';
 import {
   type CommandContext,
   type EraseOutcome,
@@ -115,13 +115,15 @@ async function cleanupSlot(
   ctx: CommandContext,
   slot: Slot,
   options: CleanupOptions,
-  poolSlugs: readonly string[],
+  listing: ListAnswer,
 ): Promise<UntimedSlotReport> {
+  const poolSlugs = listing.resources.map((candidate) => candidate.slug);
   const base: ReportBase = {
     slug: slot.slug,
     previousHolder: slot.holder,
     reason: 'held-by-pull-request',
-    waitingMs: 0,
+    // How long the pull request held the slot: since its lease began (extensions keep that time).
+    waitingMs: slot.lastAcquiredAt === null ? 0 : Math.max(0, listing.now - slot.lastAcquiredAt),
     erase: null,
   };
   if (ctx.signal.aborted)
@@ -187,7 +189,7 @@ export async function runCleanup(
         ? await ctx.eraser.checkCredentials()
         : null;
 
-  const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options, poolSlugs));
+  const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options, listing));
   return {
     command: 'cleanup',
     dryRun: options.dryRun,

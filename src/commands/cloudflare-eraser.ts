@@ -17,8 +17,9 @@ import { StepError, type StepFailureReason } from '../kinds/step.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import { visible } from '../text/log-text.ts';
 import type { CloudflareOptions, Connection } from './cloudflare-connection.ts';
-import type { EraseOutcome, SlotEraser, SlotResourcesAnswer } from './context.ts';
+import type { EraseOutcome, ResourceCheck, SlotEraser, SlotResourcesAnswer } from './context.ts';
 import { describeCredentialProblem } from './credential-problem.ts';
+import { resourcePresence } from './resource-presence.ts';
 
 export interface CloudflareEraserOptions extends CloudflareOptions {
   /** Where the run was started, for the advice in messages. */
@@ -138,7 +139,7 @@ function sharedNamesOfPool(config: SlotConfig): (pool: readonly string[]) => Map
 export function createCloudflareEraser(
   config: SlotConfig,
   options: CloudflareEraserOptions,
-): { eraser: SlotEraser; usage(): ApiUsageReport } {
+): { eraser: SlotEraser; resources: ResourceCheck; usage(): ApiUsageReport } {
   const pacer = createPacer(options);
   // Loaded when the run first needs Cloudflare (see cloudflare-connection.ts), once for the whole run.
   let loaded: Promise<Connection> | undefined;
@@ -193,9 +194,9 @@ export function createCloudflareEraser(
       );
       return toEraseOutcome(result, config.file, options.place);
     },
-    async checkCredentials() {
+    async checkCredentials(consequence = 'nothing was erased') {
       const problem = await checkedCredentials();
-      return problem === null ? null : describeProblem(problem, 'nothing was erased');
+      return problem === null ? null : describeProblem(problem, consequence);
     },
     async resources(slug) {
       return slotResourcesOf(slug);
@@ -219,5 +220,9 @@ export function createCloudflareEraser(
       };
     }
   }
-  return { eraser, usage: () => pacer.usage() };
+  // The same connection, pacer and listings as the erase: a resource is looked for in its kind's one listing.
+  const resources: ResourceCheck = {
+    presence: async (slug) => resourcePresence(config, slug, (await connection()).exists),
+  };
+  return { eraser, resources, usage: () => pacer.usage() };
 }

@@ -6,6 +6,7 @@ import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import { plural } from '../text/words.ts';
+import type { SlotResourcePresence } from './resource-presence.ts';
 
 export interface EraseRequest {
   slug: string;
@@ -48,11 +49,12 @@ export interface SlotEraser {
   /** Erases one slot's resources in the order of docs/design.md#erasing-a-slot (compute, D1, KV, R2, Queues, Vectorize). */
   erase(request: EraseRequest): Promise<EraseOutcome>;
   /**
-   * Checks the credentials once, before any slot is touched: what is wrong with them and what to do,
-   * or null when they work (or could not be checked: the erase then reports per slot). After a
-   * problem, `refusal` refuses every slot.
+   * Checks the credentials once, before any slot is touched: what is wrong with them, what the run
+   * did about it (`consequence`, "nothing was erased" unless given) and the fix, or null when they
+   * work (or could not be checked: the erase then reports per slot). After a problem, `refusal`
+   * refuses every slot.
    */
-  checkCredentials(): Promise<string | null>;
+  checkCredentials(consequence?: string): Promise<string | null>;
   /**
    * The slot's resources with the ids a deploy binds them by, read from the run's listings (one per
    * kind the config names, the ones the erase and the credential check share), after the credential
@@ -60,6 +62,12 @@ export interface SlotEraser {
    * fix.
    */
   resources(slug: string): Promise<SlotResourcesAnswer>;
+}
+
+/** doctor: which of a slot's resources the account has, from the run's listings (one per kind). */
+export interface ResourceCheck {
+  /** Throws a ConfigError for a slot the config refuses (check `refusal` first). */
+  presence(slug: string): Promise<SlotResourcePresence>;
 }
 
 export type SlotResourcesAnswer =
@@ -89,6 +97,8 @@ export interface CommandContext {
   semaphore: SemaphoreClient;
   /** Makes no Cloudflare call until a slot is erased, so a quiet sweep makes none at all. */
   eraser: SlotEraser;
+  /** doctor: the slots' resources, looked for in the account; null without Cloudflare credentials. */
+  resources?: ResourceCheck | null;
   /** Cloudflare usage so far, or null when the command has no Cloudflare client. */
   cloudflareUsage: () => ApiUsageReport | null;
   /**
@@ -107,7 +117,7 @@ export interface CommandContext {
   github: GitHubPullRequests | null | undefined;
 }
 
-export const GC_HOLDER = 'gc';
+export { GC_HOLDER } from '../report/model.ts';
 
 export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow[] {
   return listing.resources.map((slot) => ({

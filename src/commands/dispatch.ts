@@ -6,6 +6,7 @@ import type { RunReport } from '../report/model.ts';
 import { runAcquire, type SlotWranglerConfig } from './acquire.ts';
 import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
+import { runDoctor } from './doctor.ts';
 import { oneLineError } from './lease.ts';
 import { runStatus } from './status.ts';
 import { runGc } from './sweep.ts';
@@ -41,6 +42,8 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
       });
     case 'status':
       return runStatus(ctx);
+    case 'doctor':
+      return runDoctor(ctx, { leaseMs: options.pullRequestLeaseMs });
     case 'acquire':
       if (options.pullRequest === undefined) throw new Error('acquire needs the pull request number');
       return runAcquire(ctx, {

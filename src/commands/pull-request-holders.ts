@@ -2,6 +2,7 @@
 // ones, acquire names them when no slot is free. Bounded (a pathological pool must not turn into API
 // spam), at most one lookup per pull request per run (the reader remembers), and best effort: a
 // lookup that fails changes nothing and becomes one warning.
+import { GitHubError } from '../github/github-error.ts';
 import type { PullRequestInfo } from '../github/pull-requests.ts';
 import { pullRequestOf } from '../report/format.ts';
 import type { PullRequestLabel, RunReport } from '../report/model.ts';
@@ -21,31 +22,69 @@ export function livePullRequestHolders(slots: readonly Slot[]): number[] {
 }
 
 /**
+ * The one warning of a run whose github-token may not read pull requests: GitHub refused a lookup
+ * (401, or a 403 that is not a rate limit), or answered 404 for every one asked. What that cost the
+ * run is `effect`; the fix is the workflow's `permissions:`. The same words each time, so a run that
+ * meets it twice says it once.
+ */
+export function pullRequestsUnreadableWarning(status: number | undefined, effect: string): string {
+  const answer =
+    status === 404
+      ? 'GitHub answered HTTP 404 for every pull request looked up: the github-token cannot see them (or none of them exists)'
+      : `GitHub refused to show pull requests to the github-token (HTTP ${status ?? 'error'})`;
+  return `${answer}, so ${effect}. Fix: give the workflow's job \`permissions: pull-requests: read\` (or set the github-token input to a token that can read this repository's pull requests).`;
+}
+
+/** Adds a warning unless the run already has it, word for word. */
+export function warnOnce(warnings: string[], warning: string): void {
+  if (!warnings.includes(warning)) warnings.push(warning);
+}
+
+/** What a failed lookup is, when it says the token cannot read pull requests at all. */
+function refusal(error: unknown): GitHubError | undefined {
+  return error instanceof GitHubError && error.failure === 'refused' ? error : undefined;
+}
+
+/**
  * Looks up at most MAX_PULL_REQUEST_LOOKUPS pull requests. Answers by number; every failure and the
- * ones left out are summed up in one warning each.
+ * ones left out are summed up in one warning each. The first is asked alone: a token that may not
+ * read pull requests is refused for every one alike, so the others are not sent to GitHub, and the
+ * one warning names the permission and says `effect` (what the run did without the answers).
  */
 export async function lookUpPullRequests(
   ctx: Pick<CommandContext, 'github'>,
   numbers: readonly number[],
   warnings: string[],
+  effect: string,
 ): Promise<Map<number, PullRequestInfo>> {
   const answers = new Map<number, PullRequestInfo>();
   const github = ctx.github;
   if (!github || numbers.length === 0) return answers;
   const asked = numbers.slice(0, MAX_PULL_REQUEST_LOOKUPS);
-  const failures: string[] = [];
-  await Promise.all(
-    asked.map(async (number) => {
-      try {
-        answers.set(number, await github.get(number));
-      } catch (error) {
-        failures.push(oneLineError(error));
-      }
-    }),
-  );
+  const [first, ...others] = asked;
+  const failures: unknown[] = [];
+  const lookUp = async (number: number) => {
+    try {
+      answers.set(number, await github.get(number));
+    } catch (error) {
+      failures.push(error);
+    }
+  };
+  // After a refusal the reader answers the others without asking GitHub (and counts them as asked).
+  if (first !== undefined) await lookUp(first);
+  await Promise.all(others.map(lookUp));
+  const refused = failures.map(refusal).find((error) => error !== undefined);
+  const noneVisible =
+    answers.size === 0 &&
+    failures.length > 0 &&
+    failures.every((error) => error instanceof GitHubError && error.failure === 'not-found');
+  if (refused !== undefined || noneVisible) {
+    warnOnce(warnings, pullRequestsUnreadableWarning(refused?.status ?? 404, effect));
+    return answers;
+  }
   if (failures.length > 0) {
     warnings.push(
-      `GitHub could not tell the state of ${failures.length} pull request${failures.length === 1 ? '' : 's'}, so their slots were left as they are: ${failures.sort().join('; ')}.`,
+      `GitHub could not tell the state of ${failures.length} pull request${failures.length === 1 ? '' : 's'}, so their slots were left as they are: ${failures.map(oneLineError).sort().join('; ')}.`,
     );
   }
   if (numbers.length > asked.length) {

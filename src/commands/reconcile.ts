@@ -32,7 +32,13 @@ export async function findClosedPullRequestSlots(
     );
     return [];
   }
-  const states = await lookUpPullRequests(ctx, numbers, warnings);
+  const holding = `${numbers.length} pull request${numbers.length === 1 ? ' holds' : 's hold'} a live lease`;
+  const states = await lookUpPullRequests(
+    ctx,
+    numbers,
+    warnings,
+    `reconcile was skipped: ${holding}, and gc cannot tell whether any of them closed, so their slots wait for the cleanup workflow or for their lease to end`,
+  );
   return listing.resources.flatMap((slot): ClosedPullRequestSlot[] => {
     const { holder } = slot;
     const pullRequest = slot.leaseState === 'leased' && !slot.expired ? pullRequestOf(holder) : null;

@@ -40,6 +40,14 @@ export const ACTION_PLACE: RunPlace = {
 };
 
 /**
+ * The action as the place of a run of `command`: acquire runs in the deploy workflow (and its e2e
+ * job), not in the preview-gc workflow, so a fix there ends in re-running that job.
+ */
+export function actionPlace(command: string): RunPlace {
+  return command === 'acquire' ? { ...ACTION_PLACE, rerun: 're-run the deploy job' } : ACTION_PLACE;
+}
+
+/**
  * The semaphore refused the token (401), or the client could not send it: the client's message says
  * so and that nothing was changed; this adds where the token comes from here and what it must be.
  */

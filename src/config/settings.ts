@@ -2,15 +2,16 @@
 // into one typed Settings object. Nothing downstream reads raw inputs again.
 
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
+import { closestWord } from '../text/did-you-mean.ts';
 import * as z from '../zod.ts';
 
-export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire'] as const;
+export const COMMANDS = ['gc', 'cleanup', 'status', 'acquire', 'doctor'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export const OFFICIAL_API_BASE_URL = 'https://api.cloudflare.com/client/v4';
 
-/** acquire's lease: two days (see `lease-minutes` below). */
-export const DEFAULT_LEASE_MINUTES = 2_880;
+/** acquire's lease: three hours (see `lease-minutes` below, and docs/design.md#the-pull-requests-lease). */
+export const DEFAULT_LEASE_MINUTES = 180;
 
 /** Raw values by input name (`semaphore-url`, …); `undefined` or '' means "not given". */
 export type RawInputs = Readonly<Record<string, string | undefined>>;
@@ -149,6 +150,12 @@ const httpUrl = z.string().transform((value, ctx) => {
   return value.replace(/\/+$/, '');
 });
 
+/**
+ * The semaphore's address: every route is under /api, so a URL given with that /api (copied from a
+ * route such as /api/health) means the Worker's address without it, not a prefix of /api/api/….
+ */
+const semaphoreUrl = httpUrl.transform((value) => value.replace(/\/api$/, ''));
+
 // A token is sent in a header: white space or a control character in it never authenticates, and
 // an HTTP library that refuses the header may quote it whole in its error.
 const TOKEN_SPOILERS = /[\s\p{Cc}]/u;
@@ -160,13 +167,25 @@ const token = z.string().refine((value) => !TOKEN_SPOILERS.test(value), {
 
 const poolName = z.string().regex(IDENTIFIER, `must be ${IDENTIFIER_RULE}`);
 
+/** One of COMMANDS; a typo gets the closest one, as the CLI's `preview-gc gcc` does. */
+const commandName = z.string().transform((value, ctx): Command => {
+  const known = COMMANDS.find((command) => command === value);
+  if (known !== undefined) return known;
+  const guess = closestWord(value, COMMANDS);
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be one of ${COMMANDS.join(', ')}, got ${quoted(value)}${guess === undefined ? '' : `: did you mean '${guess}'?`}`,
+  });
+  return z.NEVER;
+});
+
 const inputSchema = z.object({
-  command: optionalWithDefault('gc', z.enum(COMMANDS, { error: `must be one of ${COMMANDS.join(', ')}` })),
+  command: optionalWithDefault('gc', commandName),
   'dry-run': optionalWithDefault('false', strictBoolean),
   config: optionalWithDefault('.github/preview-slots.yml', z.string()),
   'semaphore-url': required(
     'the URL of the semaphore Worker, e.g. https://semaphore.example.workers.dev',
-  ).pipe(httpUrl),
+  ).pipe(semaphoreUrl),
   // Required unless semaphore-auth is oidc (commandSpecificProblems).
   'semaphore-token': trimmed.pipe(token.optional()),
   'semaphore-auth': optionalWithDefault(
@@ -200,9 +219,10 @@ const inputSchema = z.object({
   'reclaim-dirty': optionalWithDefault('true', strictBoolean),
   'pull-request': trimmed.pipe(integerIn(1, Number.MAX_SAFE_INTEGER).optional()),
   'github-token': trimmed.pipe(token.optional()),
-  // Two days: a preview must outlive the review round trip (a push today, a review tomorrow in
-  // another time zone), while a pull request nobody pushed to for two days gives its slot back to
-  // a small pool. Closed pull requests do not wait for it: cleanup and gc release them at once.
+  // Three hours, renewed by every deploy and e2e run (each acquires again as the same holder): a
+  // pull request that goes quiet stops costing within about three hours, not days; with nine slots a
+  // longer default fills the pool with quiet pull requests. Closed ones do not even wait for it:
+  // cleanup and gc release them at once.
   'lease-minutes': optionalWithDefault(String(DEFAULT_LEASE_MINUTES), integerIn(60, 43_200)),
   'wait-minutes': optionalWithDefault('0', integerIn(0, 360)),
   comment: optionalWithDefault('false', strictBoolean),
@@ -282,7 +302,9 @@ function leaseOutlastsRun(inputs: z.output<typeof inputSchema>, describe: Descri
           `${describe('lease-minutes')} (${inputs['lease-minutes']}) must be longer than ${describe('wait-minutes')} plus ${describe('deadline-minutes')} (${window}): the erase before the deploy runs under the pull request's lease, which must not run out first`,
         ];
   }
-  if (inputs.command === 'status' || deadline < inputs['gc-lease-minutes']) return [];
+  // status and doctor take no lease.
+  if (inputs.command === 'status' || inputs.command === 'doctor' || deadline < inputs['gc-lease-minutes'])
+    return [];
   return [
     `${describe('deadline-minutes')} (${deadline}) must be less than ${describe('gc-lease-minutes')} (${inputs['gc-lease-minutes']}): a step still running at the deadline must end inside the GC's lease; raise gc-lease-minutes or lower deadline-minutes`,
   ];

@@ -28,6 +28,7 @@ import {
   slotConfigSchema,
   templatesOf,
 } from './slot-config-schema.ts';
+import { protectedTemplates } from './slot-resources.ts';
 
 // What the rest of preview-gc imports from here: the config, its errors and a slot's resources (the
 // kinds' own types come from their folders in src/kinds/).
@@ -96,6 +97,8 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
       });
   }
   if (duplicates.length > 0) throw new ConfigError(fileName, duplicates);
+  const refused = protectedTemplates({ protect, protectWords, positions }, templates);
+  if (refused.length > 0) throw new ConfigError(fileName, refused);
 
   return { file: fileName, pool, resources, protect, protectWords, positions };
 }

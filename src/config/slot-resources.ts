@@ -21,6 +21,48 @@ function protectionOf(name: string, config: SlotConfig): string | undefined {
   return glob === undefined ? undefined : `matches the protect pattern '${glob}'`;
 }
 
+/** Stand-ins for the placeholders: letters and digits, so a word that runs into one (`prod{n}`) is not whole. */
+const WORD_STAND_INS = ['q7', 'z9x'];
+/** Characters no pattern spells, of two lengths, so a `?` that only a one-character slot fills does not count. */
+const PATTERN_STAND_INS = ['\u0000', '\u0000'.repeat(9)];
+
+/**
+ * What every slot's name would be protected by, from a template's fixed part alone: a protected word
+ * the template spells out whole (`myapp-prod-{n}-uploads`), or a protect pattern that matches the
+ * template whatever its placeholders hold. Such a template refuses every slot, so the config itself
+ * is refused when it is read. Each stand-in must be protected for the template to count.
+ */
+function fixedProtectionOf(template: string, config: Pick<SlotConfig, 'protect' | 'protectWords'>) {
+  const filled = (standIn: string) => template.replaceAll('{slot}', standIn).replaceAll('{n}', standIn);
+  const word = config.protectWords.find((candidate) =>
+    WORD_STAND_INS.every((standIn) => firstProtectedWord(filled(standIn), [candidate]) !== undefined),
+  );
+  if (word !== undefined) return `contains the protected word '${word}' (protect-words) in its fixed part`;
+  const glob = config.protect.find((candidate) =>
+    PATTERN_STAND_INS.every((standIn) => firstMatchingGlob(filled(standIn), [candidate]) !== undefined),
+  );
+  return glob === undefined ? undefined : `matches the protect pattern '${glob}' whatever the slot`;
+}
+
+/** The templates every slot of which would be refused (see fixedProtectionOf), one problem each. */
+export function protectedTemplates(
+  config: Pick<SlotConfig, 'protect' | 'protectWords' | 'positions'>,
+  templates: readonly NameTemplate[],
+): ConfigProblem[] {
+  return templates.flatMap(({ path, template }) => {
+    const protection = fixedProtectionOf(template, config);
+    return protection === undefined
+      ? []
+      : [
+          {
+            path,
+            ...config.positions[path],
+            message: `'${template}' ${protection}, so the name of every slot would be protected and every slot refused; rename the template (or change protect-words or protect)`,
+          },
+        ];
+  });
+}
+
 /**
  * The concrete resources of slot `slug`: every template expanded ({slot} = the slug, {n} = the last
  * number in it) and every name checked against `protect-words` and `protect`. Any refusal throws

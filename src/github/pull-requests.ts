@@ -2,9 +2,13 @@
 // GITHUB_API_URL, so GitHub Enterprise Server and a test double work alike). Every answer is checked
 // with zod; every failure (an error answer, a rate limit, a timeout, an answer that does not fit) is a
 // GitHubError whose message names only the status, never a header or the token. Each pull request is
-// looked up at most once per run: the reader remembers answers and failures alike.
+// looked up at most once per run: the reader remembers answers and failures alike, and after GitHub
+// refused the token one lookup, it asks about no other pull request (the answer would be the same).
 import { getOctokit } from '@actions/github';
 import * as z from '../zod.ts';
+import { GitHubError, type GitHubFailure } from './github-error.ts';
+
+export { GitHubError } from './github-error.ts';
 
 const LOOKUP_TIMEOUT_MS = 10_000;
 /** GitHub's largest page of comments. */
@@ -25,15 +29,6 @@ export interface PullRequestInfo {
   number: number;
   title: string;
   state: PullRequestState;
-}
-
-export class GitHubError extends Error {
-  readonly status: number | undefined;
-  constructor(message: string, status: number | undefined) {
-    super(message);
-    this.name = 'GitHubError';
-    this.status = status;
-  }
 }
 
 export interface GitHubPullRequests {
@@ -127,7 +122,14 @@ function gitHubErrorOf(error: unknown, what: string): GitHubError {
     : status === 404
       ? ' (not found, or not visible to the token)'
       : '';
-  return new GitHubError(`${what}: GitHub answered HTTP ${status}${why}`, status);
+  const failure: GitHubFailure = rateLimited
+    ? 'rate-limited'
+    : status === 401 || status === 403
+      ? 'refused'
+      : status === 404
+        ? 'not-found'
+        : 'other';
+  return new GitHubError(`${what}: GitHub answered HTTP ${status}${why}`, status, failure);
 }
 
 function parsed<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
@@ -141,6 +143,8 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
   const octokit = getOctokit(options.token, options.apiUrl === undefined ? {} : { baseUrl: options.apiUrl });
   const answers = new Map<number, Promise<PullRequestInfo>>();
   const known = new Map<number, PullRequestInfo>();
+  /** A refusal (the token may not read pull requests) answers every later lookup of the run alike. */
+  let refusedBy: GitHubError | undefined;
   const request = () => ({ signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
 
   async function lookUp(number: number): Promise<PullRequestInfo> {
@@ -162,7 +166,9 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
       known.set(number, info);
       return info;
     } catch (error) {
-      throw gitHubErrorOf(error, what);
+      const failure = gitHubErrorOf(error, what);
+      if (failure.failure === 'refused') refusedBy ??= failure;
+      throw failure;
     }
   }
 
@@ -201,7 +207,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     get(number) {
       let answer = answers.get(number);
       if (answer === undefined) {
-        answer = lookUp(number);
+        answer = refusedBy === undefined ? lookUp(number) : Promise.reject(refusedBy);
         answers.set(number, answer);
       }
       return answer;

@@ -1,7 +1,11 @@
 // Formatting shared by the job summary and the terminal output.
 import type { AcquiredResources } from './model.ts';
 
-/** "950 ms", "12 s", "4 min", "3 h 20 min", "2 d 5 h": coarse on purpose, a person reads it. */
+/**
+ * "950 ms", "12 s", "4 min", "3 h 20 min", "1 d 23 h": coarse on purpose, a person reads it. Days
+ * start at 24 hours, so a two-day lease reads "2 d" from its first minute to its last day, not
+ * "47 h 59 min" beside another's "2 d".
+ */
 export function formatDuration(ms: number): string {
   const abs = Math.abs(ms);
   if (abs < 1000) return `${Math.round(abs)} ms`;
@@ -10,7 +14,7 @@ export function formatDuration(ms: number): string {
   // Round once, at the unit shown last, then split: 3 h 59 min 59 s is "4 h", never "3 h 60 min".
   const minutes = Math.round(abs / 60_000);
   if (minutes < 60) return `${minutes} min`;
-  if (minutes < 48 * 60) return joinUnits(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
+  if (minutes < 24 * 60) return joinUnits(Math.floor(minutes / 60), 'h', minutes % 60, 'min');
   const hours = Math.round(abs / 3_600_000);
   return joinUnits(Math.floor(hours / 24), 'd', hours % 24, 'h');
 }
@@ -72,9 +76,9 @@ export function leftByLastTenant(
   return left.length === 0 ? undefined : left.join('; ');
 }
 
-/** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire, `–` for cleanup. */
+/** Why a slot was taken and how long it waited: `3 h (expired)`, `dirty` for acquire; cleanup: how long the pull request held it. */
 export function waitingText(slot: { reason: string; waitingMs: number }, command: string): string {
-  if (slot.reason === 'held-by-pull-request') return '–';
+  if (slot.reason === 'held-by-pull-request') return formatDuration(slot.waitingMs);
   if (slot.reason === 'closed-pr') return 'pull request closed';
   return command === 'acquire' ? slot.reason : `${formatDuration(slot.waitingMs)} (${slot.reason})`;
 }

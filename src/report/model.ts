@@ -69,7 +69,7 @@ export interface SlotReport {
    * cleanup; closed-pr: gc found the holder's pull request closed or merged.
    */
   reason: 'expired' | 'dirty' | 'held-by-pull-request' | 'closed-pr';
-  /** Server time the slot waited: since its lease expired or since its dirty release. */
+  /** Server time the slot waited: since its lease expired or since its dirty release; cleanup: how long the pull request held it. */
   waitingMs: number;
   outcome: SlotOutcome;
   /** What went wrong, when something did. */
@@ -106,6 +106,9 @@ export const NEEDS_REPAIR_AFTER_FAILURES = 2;
 export function needsRepair(slot: { eraseFailures: number }): boolean {
   return slot.eraseFailures >= NEEDS_REPAIR_AFTER_FAILURES;
 }
+
+/** The holder gc and cleanup lease a slot as while they erase it: it leaves no data of its own. */
+export const GC_HOLDER = 'gc';
 
 /** The slot acquire handed over to a pull request's deploy. */
 export interface AcquiredSlot {
@@ -176,6 +179,41 @@ export interface RunReport {
   pullRequestsAsked?: number[];
   /** acquire: the slot handed over, when one was. */
   acquired?: AcquiredSlot;
+  /** doctor: the pool, slot by slot, against the config. */
+  doctor?: DoctorReport;
+}
+
+/** doctor: one thing found about a slot. A problem needs a person and fails the run; a note does not. */
+export interface DoctorFinding {
+  severity: 'problem' | 'note';
+  /** What was found, for a person: "the R2 bucket 'app-preview-3-files' does not exist (…)". */
+  text: string;
+  /** What to do about it, when a person must. */
+  fix?: string;
+}
+
+/** doctor: one slot of the pool against the config. */
+export interface DoctorRow
+  extends Pick<PoolRow, 'slug' | 'leaseState' | 'holder' | 'expired' | 'leaseEndsInMs' | 'dirty'> {
+  /** How many of the slot's resources the account has, of how many the config names; null: not checked. */
+  resources: { present: number; named: number } | null;
+  findings: DoctorFinding[];
+}
+
+/** doctor: every slot of the pool, checked against the config, the account and the lease. */
+export interface DoctorReport {
+  /** The lease `lease-minutes` gives a pull request; a lease far beyond it is a finding. */
+  leaseMinutes: number;
+  /** Why the slots' resources were not looked for (no Cloudflare credentials), or null when they were. */
+  resourcesNotChecked: string | null;
+  rows: DoctorRow[];
+}
+
+/** doctor: the slots that have a problem. */
+export function doctorProblemSlots(report: Pick<RunReport, 'doctor'>): DoctorRow[] {
+  return (report.doctor?.rows ?? []).filter((row) =>
+    row.findings.some((finding) => finding.severity === 'problem'),
+  );
 }
 
 export interface PullRequestLabel {
@@ -205,10 +243,12 @@ export function countOutcomes(report: RunReport): OutcomeCounts {
 
 /**
  * The exit policy: gc fails on any failed acquire, erase or release; cleanup only on a failed
- * release; a deferred slot never fails a run; a run-level problem or an interruption always does.
+ * release; doctor on any slot with a problem; a deferred slot never fails a run; a run-level problem
+ * or an interruption always does.
  */
 export function runFailed(report: RunReport): boolean {
   if (report.problems.length > 0 || report.interruptedBy !== undefined) return true;
+  if (doctorProblemSlots(report).length > 0) return true;
   const failing: ReadonlySet<SlotOutcome> =
     report.command === 'cleanup' ? new Set(['release-failed']) : FAILED_OUTCOMES;
   return report.slots.some((slot) => failing.has(slot.outcome));

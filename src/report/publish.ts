@@ -1,6 +1,6 @@
 // Posts a finished report to GitHub: outputs, the job summary and a few annotations. Publishing never
 // fails the run; a summary that cannot be written is a warning, not a lost lease.
-import { countOutcomes, FAILED_OUTCOMES, type RunReport } from './model.ts';
+import { countOutcomes, doctorProblemSlots, FAILED_OUTCOMES, type RunReport } from './model.ts';
 import { renderSummary } from './summary.ts';
 
 /** The part of @actions/core that publishing uses, so tests can pass their own. */
@@ -34,12 +34,28 @@ export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>):
   io.setOutput('wrangler-config', slot.wranglerConfig ?? '');
 }
 
+/** One error annotation per slot that needs a person: its problem and the fix. */
+function slotAnnotations(report: RunReport): { title: string; message: string }[] {
+  const failed = report.slots
+    .filter((slot) => FAILED_OUTCOMES.has(slot.outcome))
+    .map((slot) => ({
+      title: `preview-gc: ${slot.slug} ${slot.outcome}`,
+      message: `${slot.problem ?? slot.outcome}.${slot.nextStep === undefined ? '' : ` Fix: ${slot.nextStep}`}`,
+    }));
+  const doctor = doctorProblemSlots(report).map((row) => ({
+    title: `preview-gc: ${row.slug} has a problem`,
+    message: row.findings
+      .filter((finding) => finding.severity === 'problem')
+      .map((finding) => `${finding.text}.${finding.fix === undefined ? '' : ` Fix: ${finding.fix}`}`)
+      .join(' '),
+  }));
+  return [...failed, ...doctor];
+}
+
 export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notice'>): void {
-  const needingAPerson = report.slots.filter((slot) => FAILED_OUTCOMES.has(slot.outcome));
-  for (const slot of needingAPerson.slice(0, MAX_SLOT_ANNOTATIONS)) {
-    const fix = slot.nextStep === undefined ? '' : ` Fix: ${slot.nextStep}`;
-    io.error(`${slot.problem ?? slot.outcome}.${fix}`, { title: `preview-gc: ${slot.slug} ${slot.outcome}` });
-  }
+  const needingAPerson = slotAnnotations(report);
+  for (const slot of needingAPerson.slice(0, MAX_SLOT_ANNOTATIONS))
+    io.error(slot.message, { title: slot.title });
   if (needingAPerson.length > 0 || report.problems.length > 0) {
     const more =
       needingAPerson.length > MAX_SLOT_ANNOTATIONS ? ` (${needingAPerson.length} slots in all)` : '';

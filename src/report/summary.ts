@@ -2,6 +2,7 @@
 
 import { pastable } from '../text/shell.ts';
 import { formatCount, plural } from '../text/words.ts';
+import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeTitle, inlineCode } from './escape.ts';
 import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
@@ -76,7 +77,7 @@ function acquiredSection(report: RunReport): string[] {
     `| Slot (\`slot\`, \`slot-number\`) | ${inlineCode(slot.slug)}${slot.slotNumber === null ? '' : `, ${inlineCode(slot.slotNumber)}`} |`,
     `| Holder | ${holderCell(slot.holder, report)} |`,
     `| Lease ends (\`lease-expires-at\`) | ${esc(slot.leaseExpiresAt)}; every push extends it |`,
-    `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, holderCell(erase?.previousHolder ?? null, report))} |`,
+    `| Erased first (\`was-dirty\`) | ${view.erasedFirstText(slot, erase?.previousHolder ?? null, (holder) => holderCell(holder, report))} |`,
     `| Resources (\`resources\`) | ${resourceList(slot.resources, inlineCode)} |`,
     ...(left === undefined
       ? []
@@ -108,6 +109,48 @@ function repairSection(report: RunReport): string[] {
       'Deploys are not given this slot while it needs repair. gc keeps trying it, and the first erase that works clears the mark.',
       '',
     );
+  }
+  return lines;
+}
+
+const DOCTOR_ICON = { ok: '✅', note: '✅', problem: '❌' } as const;
+
+/** doctor: the pool's table, then each slot's findings with their fixes. */
+function doctorSection(report: RunReport): string[] {
+  const doctor = report.doctor;
+  if (doctor === undefined) return [];
+  const rows = doctor.rows.map((row) => {
+    const verdict = doctorVerdict(row);
+    return `| ${[
+      inlineCode(row.slug),
+      doctorState(row),
+      holderCell(row.holder, report),
+      view.leaseText(row),
+      doctorResources(row),
+      `${DOCTOR_ICON[verdict.tone]} ${verdict.text}`,
+    ].join(' | ')} |`;
+  });
+  const lines = [
+    '### Slots',
+    '',
+    `| ${DOCTOR_COLUMNS.join(' | ')} |`,
+    `|${' --- |'.repeat(DOCTOR_COLUMNS.length)}`,
+    ...rows,
+    '',
+    `<sub>Leases checked against \`lease-minutes\` ${doctor.leaseMinutes}; ${doctor.resourcesNotChecked === null ? 'resources looked for in the account, one listing per kind' : 'resources not looked for (see above)'}.</sub>`,
+    '',
+  ];
+  const found = doctor.rows.filter((row) => row.findings.length > 0);
+  if (found.length === 0) return lines;
+  lines.push('### What was found', '');
+  for (const row of found) {
+    lines.push(`**${inlineCode(row.slug)}**`, '');
+    for (const finding of row.findings) {
+      const fix = finding.fix === undefined ? '' : ` **Fix:** ${esc(finding.fix)}`;
+      const text = esc(finding.text).replace(/\n/g, '<br>');
+      lines.push(`- ${finding.severity === 'problem' ? '❌' : 'ℹ️'} ${text}${fix}`);
+    }
+    lines.push('');
   }
   return lines;
 }
@@ -214,6 +257,7 @@ export function renderSummary(report: RunReport): string {
     banners(report),
     acquiredSection(report),
     slotTable(report),
+    doctorSection(report),
     failures(report),
     repairSection(report),
     poolTable(report),

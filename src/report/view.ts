@@ -3,11 +3,13 @@
 // up; which slots need attention, how a headline counts, what an outcome is called, stay here.
 
 import { formatCount, plural } from '../text/words.ts';
+import { doctorHeadline } from './doctor-view.ts';
 import { formatDuration, howAcquired, readableUtc } from './format.ts';
 import {
   type AcquiredSlot,
   countOutcomes,
   FAILED_OUTCOMES,
+  GC_HOLDER,
   type PoolRow,
   type RunReport,
   type SlotOutcome,
@@ -50,6 +52,7 @@ export function headlineResult(report: RunReport, markup: Markup): string {
     const { acquired } = report;
     return `pull request #${report.pullRequest} has ${markup.code(acquired.slug)} until ${markup.text(readableUtc(acquired.leaseExpiresAt))}, ${howAcquired(acquired)}`;
   }
+  if (report.doctor !== undefined) return doctorHeadline(report.doctor);
   if (report.command === 'status') return plural(report.poolAfter?.length ?? 0, 'slot');
   if (report.slots.length === 0) {
     return report.command === 'cleanup'
@@ -78,9 +81,24 @@ export function dryRunNotice(report: RunReport): string {
 
 export const STOPPED_NOTICE = 'The lease in hand was released; slots not reached wait for the next sweep.';
 
+/**
+ * Whose data a slot held before its erase, after "it held": a tenant's, through `name` (a link, an
+ * escape); none when nobody held it since it joined the pool (added dirty, or marked dirty by hand);
+ * and not gc's when gc held it last, since gc leaves no data: its erase stopped before the end.
+ */
+export function previousDataText(previousHolder: string | null, name: (holder: string) => string): string {
+  if (previousHolder === null) return 'data from before it joined the pool, or from whoever marked it dirty';
+  if (previousHolder === GC_HOLDER) return 'what an earlier erase (by gc) had not finished removing';
+  return `the data of ${name(previousHolder)}`;
+}
+
 /** acquire: whether the slot was erased before it was handed over, and whose data it held. */
-export function erasedFirstText(slot: AcquiredSlot, previousHolder: string): string {
-  if (slot.wasDirty) return `yes: it held the data of ${previousHolder}`;
+export function erasedFirstText(
+  slot: AcquiredSlot,
+  previousHolder: string | null,
+  name: (holder: string) => string,
+): string {
+  if (slot.wasDirty) return `yes: it held ${previousDataText(previousHolder, name)}`;
   return slot.reused ? 'no: the pull request already held it' : 'no: it was clean';
 }
 
@@ -106,7 +124,7 @@ export function poolHeading(report: RunReport): string {
 }
 
 /** A pool row's lease: `ends in 3 h`, `expired 5 min ago`, or `–` when nobody holds it. */
-export function leaseText(row: PoolRow): string {
+export function leaseText(row: Pick<PoolRow, 'leaseEndsInMs'>): string {
   if (row.leaseEndsInMs === null) return '–';
   return row.leaseEndsInMs > 0
     ? `ends in ${formatDuration(row.leaseEndsInMs)}`

@@ -543,7 +543,15 @@ function errorFromAnswer(
   const wait = retryAfterMs === undefined ? { fetchedToken } : { retryAfterMs, fetchedToken };
   const parsed = errorBodySchema.safeParse(parseJson(text));
   if (status === 401) {
-    const says = parsed.success ? `; it says: ${redact(parsed.data.error.message)}` : '';
+    // A reason that holds the token's text (a token such as `wrong` in "missing or wrong") would read
+    // "missing or [the token]": leave it out rather than show it redacted.
+    const reason = parsed.success ? parsed.data.error.message : undefined;
+    const says =
+      reason === undefined
+        ? ''
+        : redact(reason) !== reason
+          ? " (its reason is not repeated here, as it contains the token's text)"
+          : `; it says: ${reason}`;
     return new SemaphoreError({
       status,
       code: 'unauthorized',

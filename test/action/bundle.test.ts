@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +33,21 @@ describe('the bundled action', () => {
       expect(output).toContain(`input '${input}' is required`);
     }
     expect(output).not.toMatch(/^\s+at /m);
+  });
+
+  it('answers a mistyped command with the one it was meant to be, as the CLI does', async () => {
+    const run = await runAction({
+      ...gcInputs(
+        DEMO_CONFIG_PATH,
+        { url: 'http://127.0.0.1:9', token: 'sem' },
+        { baseUrl: 'http://127.0.0.1:9', token: 'cf', accountId: 'a'.repeat(32) },
+      ),
+      command: 'aquire',
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain(
+      "input 'command' must be one of gc, cleanup, status, acquire, doctor, got 'aquire': did you mean 'acquire'?",
+    );
   });
 
   it('builds no code from strings: zod is jitless before its first schema is built', async () => {
@@ -138,6 +153,17 @@ describe('check-dist', () => {
     expect(await distProblems(tampered)).toEqual([
       `cli.js.map: source ${MISSING_SOURCE} does not exist`,
       'index.js: its sourcemap index.js.map is missing',
+    ]);
+  });
+
+  it("writes the package's bin executable, as npm link leaves it, so a link changes no mode git tracks", async () => {
+    const bin = JSON.parse(await readFile('package.json', 'utf8')).bin['preview-gc'];
+    expect(bin).toBe('dist/cli.js');
+    expect((await stat(join(fresh, 'cli.js'))).mode & 0o777).toBe(0o755);
+    const tampered = await distCopy();
+    await chmod(join(tampered, 'cli.js'), 0o644);
+    expect(await distProblems(tampered)).toEqual([
+      "cli.js: not executable; it is the package's bin, which npm link makes executable (a mode change git then shows): run npm run bundle, which writes it 755, and commit it",
     ]);
   });
 

@@ -255,6 +255,25 @@ describe('a wrong semaphore token', () => {
     );
   });
 
+  it('takes a SEMAPHORE_URL given with the /api its routes start with', async () => {
+    for (const url of [`${semaphore.url}/api`, `${semaphore.url}/api/`]) {
+      const result = await cli(['status', '--pool', 'app-preview'], { SEMAPHORE_URL: url });
+      expect(result.code, show(result)).toBe(0);
+      expect(result.stdout).not.toContain('/api/api/');
+    }
+  });
+
+  it('says a wrong token is refused in whole words, also when the token is a word of the answer', async () => {
+    const result = await cli(['status', '--pool', 'app-preview'], { SEMAPHORE_TOKEN: 'wrong' });
+    expect(result.code, show(result)).toBe(1);
+    const output = result.stdout + result.stderr;
+    expect(output).not.toContain('[the token]');
+    expect(output).not.toContain('***');
+    expect(output).toContain(
+      "the semaphore refused the token (HTTP 401), so nothing was changed (its reason is not repeated here, as it contains the token's text). The token comes from SEMAPHORE_TOKEN (environment variable)",
+    );
+  });
+
   it('says a token that cannot be sent was not sent, and where it comes from', async () => {
     const result = await cli(['status', '--pool', 'app-preview'], {
       SEMAPHORE_TOKEN: 'pasted with a newline\n',

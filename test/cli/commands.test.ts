@@ -171,11 +171,18 @@ describe('gc', () => {
 });
 
 describe('cleanup', () => {
-  it('--pr gives back the slot of a closed pull request at once', async () => {
-    const result = await cli(['cleanup', '--pr', '1601', '--json', ...FAST]);
-    const report = JSON.parse(result.stdout) as RunReport;
+  it('--pr gives back the slot of a closed pull request at once, and says how long the pull request held it', async () => {
+    const acquiredAt = (await slotsBySlug()).get('preview-2')?.lastAcquiredAt ?? 0;
+    const startedAt = Date.now();
+    const result = await cli(['cleanup', '--pr', '1601', ...FAST]);
     expect(result.code, show(result)).toBe(0);
-    expect(report.slots.map((slot) => slot.slug)).toEqual(['preview-2']);
+    expect(result.stdout).toMatch(/\n {2}SLOT +PREVIOUS HOLDER +HELD FOR +OUTCOME +DURATION\n/);
+    const held = /\n {2}preview-2 +pr-1601 +(\d+) (s|min) +✔ reclaimed/.exec(result.stdout);
+    expect(held, result.stdout).not.toBeNull();
+    // Since the lease began (the semaphore's clock is this machine's): from then until the run started, at least.
+    const heldMs = Number(held?.[1]) * (held?.[2] === 'min' ? 60_000 : 1_000);
+    expect(heldMs).toBeGreaterThanOrEqual(startedAt - acquiredAt - 60_000);
+    expect(heldMs).toBeLessThanOrEqual(Date.now() - acquiredAt + 60_000);
     expect((await slotsBySlug()).get('preview-2')).toMatchObject({ leaseState: 'available', holder: null });
   });
 

@@ -1,11 +1,13 @@
 // .env.example, as a user runs the action with it through @github/local-action: every input the
-// action needs, and a job summary file, so the run ends with the summary written and no warning.
+// action needs, and a job summary file, so the run ends with the summary written and no warning. The
+// inputs the file leaves out get action.yml's defaults as written, as local-action gives them.
 // The action's entry point runs as a process with the file's variables (its URLs pointed at this
 // test's semaphore and twin, as `npm run stack` would serve them on its default ports).
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { DEMO_POOL, demoPlan, demoSlugs, demoTwinSeed, seedDemoPool } from '../../demo/fixture.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
@@ -41,6 +43,16 @@ function variables(env: string): Record<string, string> {
   );
 }
 
+/** INPUT_<NAME> for every input of action.yml that has a default, the default as written there. */
+function actionDefaults(actionYml: string): Record<string, string> {
+  const inputs = (parse(actionYml) as { inputs: Record<string, { default?: unknown }> }).inputs;
+  return Object.fromEntries(
+    Object.entries(inputs)
+      .filter(([, input]) => input.default !== undefined)
+      .map(([name, input]) => [`INPUT_${name.toUpperCase()}`, String(input.default)]),
+  );
+}
+
 describe('.env.example', () => {
   it('names a job summary file and says to create it', () => {
     const summary = variables(text).GITHUB_STEP_SUMMARY;
@@ -49,7 +61,9 @@ describe('.env.example', () => {
   });
 
   it('runs the action to the end: the summary is written, with no warning but the expected one', async () => {
-    const env = variables(text);
+    // @github/local-action gives an input the file leaves out its default from action.yml, as written:
+    // github-token's is the literal ${{ github.token }}, which only a runner evaluates.
+    const env = { ...actionDefaults(await readFile('action.yml', 'utf8')), ...variables(text) };
     const summaryPath = join(dir, env.GITHUB_STEP_SUMMARY ?? '');
     await writeFile(summaryPath, '');
     const run = await startNode('src/index.ts', [], {

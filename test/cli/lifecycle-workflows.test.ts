@@ -18,7 +18,14 @@ interface Workflow {
   on: Record<string, { types?: string[]; paths?: string[] } | null>;
   concurrency: { group: string; 'cancel-in-progress': boolean };
   permissions: Record<string, string>;
-  jobs: Record<string, { 'runs-on': string; steps: { uses?: string; with?: Record<string, unknown> }[] }>;
+  jobs: Record<
+    string,
+    {
+      'runs-on': string;
+      needs?: string;
+      steps: { uses?: string; with?: Record<string, unknown>; env?: Record<string, string>; run?: string }[];
+    }
+  >;
 }
 
 /** The YAML block that follows the README's line naming the file. */
@@ -86,5 +93,25 @@ describe('the workflows adopters copy', () => {
     expect(gc?.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
     const acquire = deploy?.jobs.deploy?.steps.find((step) => step.with?.command === 'acquire');
     expect(acquire?.with).toMatchObject({ command: 'acquire', comment: true });
+  });
+
+  it('renew the lease in the e2e job: it acquires again as the same pull request, then checks the slot is the deployed one', async () => {
+    for (const { readme, depot } of await load()) {
+      if (depot.name !== 'cloudflare-preview-deploy') continue;
+      for (const workflow of [readme, depot]) {
+        const e2e = workflow.jobs.e2e;
+        expect(e2e?.needs).toBe('deploy');
+        const steps = e2e?.steps ?? [];
+        const renew = steps.findIndex((step) => step.with?.command === 'acquire');
+        const check = steps.findIndex((step) => step.env?.DEPLOYED === '${{ needs.deploy.outputs.slot }}');
+        const tests = steps.findIndex((step) => step.run?.includes('npm run e2e') === true);
+        // The pull request comes from the event, as in the deploy: the same holder, so the same slot.
+        expect(steps[renew]?.with?.['pull-request']).toBeUndefined();
+        expect(steps[check]?.env?.RENEWED).toBe('${{ steps.slot.outputs.slot }}');
+        expect(renew).toBeGreaterThanOrEqual(0);
+        expect(check).toBeGreaterThan(renew);
+        expect(tests).toBeGreaterThan(check);
+      }
+    }
   });
 });

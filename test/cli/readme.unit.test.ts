@@ -4,12 +4,18 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { updateGenerated, updateReadme } from '../../scripts/readme-inputs.ts';
 import { TOKEN_PERMISSIONS } from '../../src/kinds/permissions.ts';
+import { headingAnchor } from '../docs/references.ts';
 
 async function generatedFiles() {
-  const [readme, actionYml, configDoc] = await Promise.all(
-    ['README.md', 'action.yml', 'docs/config.md'].map((path) => readFile(path, 'utf8')),
+  const [readme, actionYml, configDoc, security] = await Promise.all(
+    ['README.md', 'action.yml', 'docs/config.md', 'SECURITY.md'].map((path) => readFile(path, 'utf8')),
   );
-  return { readme: readme ?? '', actionYml: actionYml ?? '', configDoc: configDoc ?? '' };
+  return {
+    readme: readme ?? '',
+    actionYml: actionYml ?? '',
+    configDoc: configDoc ?? '',
+    security: security ?? '',
+  };
 }
 
 /** A section of the README: from its heading to the next heading of the same level. */
@@ -42,14 +48,35 @@ describe('README.md', () => {
     expect(updated).toContain('| `sweep-color` | no | – | A new input \\| with a pipe. |');
   });
 
-  it('lists the API token permissions of src/kinds/permissions.ts alike in the README, docs/config.md and action.yml', async () => {
+  it('lists the API token permissions of src/kinds/permissions.ts alike in the README, docs/config.md, SECURITY.md and action.yml', async () => {
     const files = await generatedFiles();
     expect(updateGenerated(files)).toEqual(files);
     for (const permission of TOKEN_PERMISSIONS) {
       expect(files.readme).toContain(`| ${permission.dashboard} | ${permission.apiName} |`);
       expect(files.configDoc).toContain(`**${permission.dashboard}** (API name \`${permission.apiName}\`)`);
+      expect(files.security).toContain(`**${permission.dashboard}** (API name \`${permission.apiName}\`)`);
       expect(files.actionYml).toContain(permission.dashboard);
     }
+  });
+
+  it("points SECURITY.md's token section at the README step whose table those permissions are", async () => {
+    const { readme, security } = await generatedFiles();
+    const token = section(security, '### `CLOUDFLARE_API_TOKEN`');
+    const link = /\]\(README\.md#([^)]+)\)/.exec(token)?.[1];
+    const step = readme
+      .split('\n')
+      .find((line) => line.startsWith('### ') && headingAnchor(line.slice(4)) === link);
+    expect(step).toBe('### 2. Create the Cloudflare API token');
+    expect(section(readme, step ?? '')).toContain('<!-- permissions:start');
+  });
+
+  it('says which outcome cleanup reports: reclaimed when its teardown finished, released when it did not', async () => {
+    const readme = await readFile('README.md', 'utf8');
+    const outcomes = section(readme, '## Outcomes, and what to do about each');
+    const row = (outcome: string) =>
+      outcomes.split('\n').find((line) => line.startsWith(`| \`${outcome}\` |`));
+    expect(row('reclaimed')).toContain('`cleanup` when its teardown finished');
+    expect(row('released')).toContain('`cleanup`, when its teardown did not finish');
   });
 
   it("says npm ci's EBADENGINE warnings on an older Node are expected, and why", async () => {

@@ -67,6 +67,16 @@ describe('wrong usage', () => {
       'Usage: preview-gc gc',
     ],
     [
+      ['acquire', '--pr-number', '3'],
+      "Unknown option '--pr-number': did you mean --pr?",
+      'Usage: preview-gc acquire',
+    ],
+    [
+      ['cleanup', '--pr-number', '3'],
+      "Unknown option '--pr-number': did you mean --pr?",
+      'Usage: preview-gc cleanup',
+    ],
+    [
       ['cleanup', '--pr', '3', '--pull-request', '4'],
       'give --pull-request or --pr, not both',
       'Usage: preview-gc cleanup',

@@ -107,7 +107,7 @@ describe('parseSettings', () => {
     expect(settings).toMatchObject({
       command: 'acquire',
       pullRequest: 1612,
-      leaseMinutes: 2880,
+      leaseMinutes: 180,
       waitMinutes: 0,
       comment: false,
     });

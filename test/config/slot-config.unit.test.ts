@@ -316,6 +316,47 @@ describe('resourcesForSlot', () => {
     expect(() => resourcesForSlot(config, '*')).toThrow(/not a usable slug/);
   });
 
+  it('refuses, when the config is read, a template whose fixed part alone is protected, naming the key, the word or pattern and the line', () => {
+    const words = refusal(
+      'pool: p\nresources:\n  r2:\n    - bucket: myapp-prod-{n}-uploads\n      expire: { id: e, after: 3h }\n',
+    );
+    expect(words.problems).toEqual([
+      {
+        path: 'resources.r2[0].bucket',
+        line: 4,
+        column: 15,
+        message:
+          "'myapp-prod-{n}-uploads' contains the protected word 'prod' (protect-words) in its fixed part, so the name of every slot would be protected and every slot refused; rename the template (or change protect-words or protect)",
+      },
+    ]);
+    expect(words.message).toMatch(
+      /^the slot config \.github\/preview-slots\.yml was refused \(nothing was changed\)/,
+    );
+    const pattern = refusal(
+      'pool: p\nresources:\n  d1: [{ name: "app-live-{slot}" }]\n  kv: [{ title: "app-{slot}" }]\nprotect: ["*-live-*"]\n',
+    );
+    expect(pattern.problems.map((problem) => [problem.path, problem.message])).toEqual([
+      [
+        'resources.d1[0].name',
+        "'app-live-{slot}' matches the protect pattern '*-live-*' whatever the slot, so the name of every slot would be protected and every slot refused; rename the template (or change protect-words or protect)",
+      ],
+    ]);
+  });
+
+  it('reads a template whose protected word runs into a placeholder, or whose pattern needs a particular slot: only such slots are refused', () => {
+    const config = parseSlotConfig(
+      'pool: p\nresources:\n  d1: [{ name: "prod{n}-db" }]\n  kv: [{ title: "{slot}prod" }]\n',
+      FILE,
+    );
+    expect(resourcesForSlot(config, 'preview-3').d1[0]?.name).toBe('prod3-db');
+    const oneDigit = parseSlotConfig(
+      'pool: p\nresources:\n  d1: [{ name: "app-{n}-db" }]\nprotect: ["app-?-db"]\n',
+      FILE,
+    );
+    expect(() => resourcesForSlot(oneDigit, 'preview-3')).toThrow(/matches the protect pattern 'app-\?-db'/);
+    expect(resourcesForSlot(oneDigit, 'preview-12').d1[0]?.name).toBe('app-12-db');
+  });
+
   it('matches a protect glob when no protected word is in the name', () => {
     const custom = parseSlotConfig(
       'pool: p\nresources:\n  d1: [{ name: "app-{slot}" }]\nprotect: ["*-live*"]\n',
@@ -377,10 +418,13 @@ describe('protect-words: prod, production and prd as whole words, in any case', 
   );
 
   it('finds the word in any case and between spaces and dots (a KV title)', () => {
-    const titled = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "App {slot} PROD" }]\n', FILE);
-    expect(() => resourcesForSlot(titled, 'preview-1')).toThrow(/contains the protected word 'prod'/);
-    const dotted = parseSlotConfig('pool: p\nresources:\n  kv: [{ title: "app.{slot}.Production" }]\n', FILE);
-    expect(() => resourcesForSlot(dotted, 'preview-1')).toThrow(/contains the protected word 'production'/);
+    // The word is in the fixed part of the template: every slot would be refused, so the config is.
+    expect(refusal('pool: p\nresources:\n  kv: [{ title: "App {slot} PROD" }]\n').message).toContain(
+      "contains the protected word 'prod' (protect-words) in its fixed part",
+    );
+    expect(refusal('pool: p\nresources:\n  kv: [{ title: "app.{slot}.Production" }]\n').message).toContain(
+      "contains the protected word 'production' (protect-words) in its fixed part",
+    );
   });
 
   it('takes words of your own, and an empty list turns the words off', () => {

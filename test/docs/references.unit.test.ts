@@ -9,7 +9,7 @@ import { DESIGN_EXAMPLE } from '../config/design-example.ts';
 import { anchorsOf, findBadReferences, headingAnchor, type RepoFile, type Repository } from './references.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SCANNED = ['src', 'docs', 'scripts', 'test', 'bench', 'README.md', 'action.yml'];
+const SCANNED = ['src', 'docs', 'scripts', 'test', 'bench', 'README.md', 'SECURITY.md', 'action.yml'];
 
 /** The .gitignore rules this repository uses: `dir/`, `path/from/root`, `*.ext` and plain names. */
 function gitignored(gitignore: string): (path: string) => boolean {
@@ -50,7 +50,7 @@ const onDisk: Repository = {
   ignored,
 };
 
-describe('references in src/, docs/, scripts/, test/, bench/, README.md and action.yml', () => {
+describe('references in src/, docs/, scripts/, test/, bench/, README.md, SECURITY.md and action.yml', () => {
   it('all lead to files and headings inside the repository', () => {
     const bad = findBadReferences(repositoryFiles(), onDisk).map(
       (found) => `${found.path}:${found.line}: '${found.reference}' ${found.problem}`,

@@ -9,7 +9,7 @@ import type { Slot } from '../../src/semaphore/protocol.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
 import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
 import { advanceClock } from '../support/test-clock.ts';
-import { isErased, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
+import { isErased, requestsTouching, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
 
 const TOKENS = {
   semaphore: 'sem-acquire-3e81c0f5a9',
@@ -125,6 +125,27 @@ describe('acquire: one slot per pull request', () => {
     expect(await slotOf(pool, slug)).toMatchObject({ generation: held.generation, holder: 'pr-101' });
   });
 
+  it('leases for three hours by default, and the next acquire of the pull request (its e2e job) renews them', async () => {
+    const pool = 'acq-ttl';
+    await addSlots(pool, ['ttl-1']);
+    const before = Date.now();
+    const deploy = await acquire(pool, 111);
+    const after = Date.now();
+    expect(deploy.exitCode, deploy.stdout).toBe(0);
+    const ends = Date.parse(deploy.outputs['lease-expires-at'] ?? '');
+    expect(ends).toBeGreaterThanOrEqual(before + 3 * HOUR - 1_000);
+    expect(ends).toBeLessThanOrEqual(after + 3 * HOUR + 1_000);
+
+    // Two hours later the e2e job acquires again: the same slot, three hours from then.
+    await advanceClock(stack.semaphore, pool, 2 * HOUR);
+    const e2e = await acquire(pool, 111);
+    expect(e2e.exitCode, e2e.stdout).toBe(0);
+    expect(e2e.outputs.slot).toBe('ttl-1');
+    const renewed = Date.parse(e2e.outputs['lease-expires-at'] ?? '');
+    expect(renewed - ends).toBeGreaterThanOrEqual(2 * HOUR - 1_000);
+    expect(renewed - ends).toBeLessThanOrEqual(2 * HOUR + (Date.now() - before) + 1_000);
+  });
+
   it('ten pull requests racing for three slots: three leases, seven clear failures, no slot held twice', async () => {
     const pool = 'acq-race';
     await addSlots(pool, ['race-1', 'race-2', 'race-3']);
@@ -183,6 +204,33 @@ describe('acquire: erase on acquire', () => {
     expect(slotContents(stack.twin, stack.config, 'dirty-1').rows).toBe(2);
   });
 
+  it("says whose data the slot held: none of gc's, and no '–' for a slot that was added dirty", async () => {
+    const pool = 'acq-whose';
+    stack.twin.seed(slotSeed(stack.config, ['whose-1', 'whose-2'], []));
+    await stack.client.add({ type: pool, slug: 'whose-1', dirty: true });
+    await stack.client.add({ type: pool, slug: 'whose-2' });
+    // gc's erase of whose-2 stopped half-way: it released the slot dirty.
+    const gcLease = await stack.client.acquireSpecific({
+      type: pool,
+      slug: 'whose-2',
+      holder: 'gc',
+      leaseMs: HOUR,
+    });
+    await stack.client.release({ type: pool, slug: 'whose-2', leaseId: gcLease?.leaseId ?? '' });
+
+    const adopted = await acquire(pool, 120);
+    expect(adopted.outputs.slot).toBe('whose-1');
+    expect(adopted.summary).toContain(
+      '| Erased first (`was-dirty`) | yes: it held data from before it joined the pool, or from whoever marked it dirty |',
+    );
+    const afterGc = await acquire(pool, 121);
+    expect(afterGc.outputs.slot).toBe('whose-2');
+    expect(afterGc.summary).toContain(
+      '| Erased first (`was-dirty`) | yes: it held what an earlier erase (by gc) had not finished removing |',
+    );
+    expect(afterGc.summary).not.toContain('the data of gc');
+  });
+
   it('erases a slot taken over from an expired lease', async () => {
     const pool = 'acq-expired';
     await addSlots(pool, ['exp-1']);
@@ -225,6 +273,80 @@ describe('acquire: erase on acquire', () => {
     } finally {
       stack.twin.faults.clear();
     }
+  });
+});
+
+describe('acquire: Cloudflare credentials, checked once before an erase', () => {
+  const OTHER_ACCOUNT = 'f'.repeat(32);
+  beforeAll(() => {
+    stack.twin.account.addToken('acq-other-account', {
+      status: 'active',
+      owner: 'user',
+      accountId: OTHER_ACCOUNT,
+    });
+    stack.twin.account.addToken('acq-without-d1', {
+      status: 'active',
+      owner: 'user',
+      permissions: ['Workers Scripts Write', 'Workers KV Storage Write', 'Workers R2 Storage Write'],
+    });
+  });
+
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  it.each([
+    [
+      'a token Cloudflare never issued',
+      'a-token-cloudflare-never-issued',
+      'The Cloudflare API token is invalid or expired: Cloudflare does not accept it',
+    ],
+    [
+      'a token of another account',
+      'acq-other-account',
+      `The Cloudflare API token cannot access account ${'023e105f4ecef8ad9ca31a8372d0c353'}`,
+    ],
+    ['a token without D1', 'acq-without-d1', 'The Cloudflare API token lacks D1: Edit for D1 databases'],
+  ])(
+    '%s on a dirty slot: one answer with the fix, the slot untouched and back in the pool',
+    async (_, token, message) => {
+      // A pool and a slot of its own for each token (the twin holds every pool's resources).
+      const pool = `acq-cred-${token.slice(0, 12).replace(/[^a-z]/g, '')}`;
+      const slug = `${pool.slice(4)}-1`;
+      await addSlots(pool, [slug]);
+      const old = await moveIn(pool, slug, 'pr-80');
+      await stack.client.release({ type: pool, slug, leaseId: old.leaseId });
+      const before = slotContents(stack.twin, stack.config, slug);
+      stack.twin.resetRequests();
+
+      const run = await acquire(pool, 81, { 'cloudflare-api-token': token });
+      expect(run.exitCode).toBe(1);
+      expect(run.outputs.slot).toBeUndefined();
+      expect(count(run.stdout, message), run.stdout).toBe(1);
+      expect(run.stdout).toContain(
+        `so ${slug} was not erased and no slot was handed over (the slot went back to the pool dirty, untouched). Fix: `,
+      );
+      expect(run.stdout).toContain('then re-run the deploy job.');
+      expect(run.stdout).not.toContain('try another slot');
+      expect(run.stdout).not.toContain('401');
+      expect(count(run.summary, message)).toBe(1);
+      // Nothing of the slot was asked for, let alone changed; the token's fault is not the slot's.
+      expect(requestsTouching(stack.twin, stack.config, slug)).toEqual([]);
+      expect(slotContents(stack.twin, stack.config, slug)).toEqual(before);
+      expect(await slotOf(pool, slug)).toMatchObject({
+        leaseState: 'available',
+        dirty: true,
+        eraseFailures: 0,
+      });
+    },
+  );
+
+  it('makes no Cloudflare call for a clean slot, so a wrong token does not stop its deploy', async () => {
+    const pool = 'acq-cred-clean';
+    await addSlots(pool, ['clean-1']);
+    stack.twin.resetRequests();
+    const run = await acquire(pool, 82, { 'cloudflare-api-token': 'a-token-cloudflare-never-issued' });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs.slot).toBe('clean-1');
+    expect(stack.twin.requests()).toEqual([]);
   });
 });
 
@@ -364,6 +486,21 @@ describe('acquire with GitHub', () => {
     expect(run.stdout).toMatch(
       /::warning title=preview-gc::Could not tell whether pull request #61 is still open \(.*HTTP 403 \(rate limit reached\)\); acquiring anyway/,
     );
+  });
+});
+
+describe('acquire with a github-token that may not read pull requests', () => {
+  it('acquires anyway, and says once which permission the workflow needs', async () => {
+    const pool = 'acq-forbidden';
+    await addSlots(pool, ['forbidden-1']);
+    stack.github.pullRequests.set(62, 'forbidden');
+    const run = await acquire(pool, 62, {}, true);
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs.slot).toBe('forbidden-1');
+    const warnings = run.stdout.split('\n').filter((line) => line.startsWith('::warning'));
+    expect(warnings).toEqual([
+      "::warning title=preview-gc::GitHub refused to show pull requests to the github-token (HTTP 403), so acquire cannot tell whether this pull request, or one that holds a slot, has closed, and acquired anyway. Fix: give the workflow's job `permissions: pull-requests: read` (or set the github-token input to a token that can read this repository's pull requests).",
+    ]);
   });
 });
 

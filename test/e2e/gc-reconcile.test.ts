@@ -228,3 +228,45 @@ describe("gc reconcile: the holder changes between GitHub's answer and the relea
     expect(slotContents(stack.twin, stack.config, 'race-renewed').rows).toBe(2);
   });
 });
+
+describe('gc with a github-token that may not read pull requests', () => {
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  it.each([
+    ['refuses it (HTTP 403, a workflow without pull-requests: read)', 'forbidden', 200, 1, 'HTTP 403'],
+    ['answers HTTP 404 for every pull request', 'missing', 300, 3, 'HTTP 404 for every pull request'],
+  ] as const)(
+    'when GitHub %s: nothing fails, and one warning says reconcile was skipped and which permission the workflow needs',
+    async (_, behaviour, first, lookups, answer) => {
+      const pool = `reconcile-${behaviour}`;
+      const numbers = [first + 1, first + 2, first + 3];
+      for (const number of numbers) stack.github.pullRequests.set(number, behaviour);
+      await heldSlots(
+        pool,
+        Object.fromEntries(numbers.map((number, index) => [`${behaviour}-${index + 1}`, `pr-${number}`])),
+      );
+      const before = await stack.client.list(pool);
+
+      const run = await gc(pool);
+      expect(run.exitCode, run.stdout).toBe(0);
+      expect(reportOf(run).slots).toEqual([]);
+      const warnings = run.stdout.split('\n').filter((line) => line.startsWith('::warning'));
+      expect(warnings, run.stdout).toHaveLength(1);
+      expect(warnings[0]).toContain(answer);
+      expect(warnings[0]).toContain(
+        'so reconcile was skipped: 3 pull requests hold a live lease, and gc cannot tell whether any of them closed',
+      );
+      expect(warnings[0]).toContain("Fix: give the workflow's job `permissions: pull-requests: read`");
+      expect(count(run.summary, 'pull-requests: read')).toBe(1);
+      expect(run.summary).toContain('> [!WARNING]');
+      // A refusal is the same for every pull request: only the first is asked.
+      const asked = stack.github.requests.filter((request) => request.path.includes('/pulls/'));
+      expect(asked).toHaveLength(lookups);
+      expect((await stack.client.list(pool)).resources).toEqual(
+        before.resources.map((slot) =>
+          expect.objectContaining({ holder: slot.holder, generation: slot.generation }),
+        ),
+      );
+    },
+  );
+});

@@ -535,7 +535,7 @@ describe('bad semaphore answers: a clear error naming the call and the field, no
           },
         },
       },
-      /the token Bearer \*\*\* is not known here/,
+      /the semaphore refused the token \(HTTP 401\), so nothing was changed \(its reason is not repeated here, as it contains the token's text\)/,
     ],
     [
       'a lease with generation 0',

@@ -12,6 +12,11 @@ describe('formatDuration', () => {
     [4 * 3_600_000 - 1_000, '4 h'],
     [2 * 3_600_000, '2 h'],
     [2 * 86_400_000 + 5 * 3_600_000, '2 d 5 h'],
+    [24 * 3_600_000 - 60_000, '23 h 59 min'],
+    [25 * 3_600_000 + 10 * 60_000, '1 d 1 h'],
+    // A two-day lease a minute after it was taken, and a day and a half later: days both times.
+    [48 * 3_600_000 - 60_000, '2 d'],
+    [43 * 3_600_000, '1 d 19 h'],
     [3 * 86_400_000 - 60_000, '3 d'],
     [-90_000, '2 min'],
   ])('%d ms reads "%s"', (ms, text) => {

@@ -3,12 +3,14 @@
 // the shapes GitHub's REST reference gives them: "Get a pull request" (`state` open/closed, `merged_at`),
 // "List / Create issue comments" and "Update an issue comment"; a missing pull request is 404
 // `{ message: 'Not Found' }`; an exhausted rate limit is 403 with `x-ratelimit-remaining: 0`, as the
-// "Rate limits for the REST API" page describes. Every request is logged; a hook may act before an
+// "Rate limits for the REST API" page describes; a workflow token without `pull-requests: read` gets
+// 403 `Resource not accessible by integration` (what GitHub answers an integration token that lacks
+// the permission, as the comment routes below answer one without `pull-requests: write`). Every request is logged; a hook may act before an
 // answer goes out (to change the world between GitHub's answer and the caller's next step).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type PullRequestBehaviour = 'open' | 'closed' | 'merged' | 'missing' | 'rate-limited';
+export type PullRequestBehaviour = 'open' | 'closed' | 'merged' | 'missing' | 'rate-limited' | 'forbidden';
 
 export interface GitHubRequest {
   method: string;
@@ -109,6 +111,8 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
     await double.beforePullRequestAnswer?.(number);
     const behaviour = double.pullRequests.get(number) ?? 'missing';
     if (behaviour === 'missing') send(res, 404, { message: 'Not Found', documentation_url: DOCS });
+    else if (behaviour === 'forbidden')
+      send(res, 403, { message: 'Resource not accessible by integration', documentation_url: DOCS });
     else if (behaviour === 'rate-limited') {
       send(
         res,

@@ -8,6 +8,9 @@ import { poolTypeSchema } from '../protocol.ts';
 
 export const TEST_FAULT_ROUTE = '/api/test-fault/arm';
 
+/** What the injected failure says: the test output knows it by this (test/support/console-logs.ts). */
+export const TEST_FAULT_MESSAGE = 'test fault: the command failed after it wrote';
+
 export const armFaultRequestSchema = z.strictObject({ type: poolTypeSchema });
 
 export class TestFault {
@@ -23,6 +26,6 @@ export class TestFault {
   throwIfArmed(): void {
     if (!this.#armed) return;
     this.#armed = false;
-    throw new Error('test fault: the command failed after it wrote');
+    throw new Error(TEST_FAULT_MESSAGE);
   }
 }
