@@ -14,6 +14,7 @@ import {
   MAX_POOLS,
   markDirtyRequestSchema,
   type PoolSummary,
+  recordActivityRequestSchema,
   releaseRequestSchema,
   renewRequestSchema,
   slotPathSchema,
@@ -127,6 +128,11 @@ const BODY_ROUTES: Record<string, (request: Request, env: Env) => Promise<Respon
     bodyRoute(request, env, releaseRequestSchema, (body) => ({ op: 'release', request: body })),
   '/api/resources/mark-dirty': (request, env) =>
     bodyRoute(request, env, markDirtyRequestSchema, (body) => ({ op: 'mark-dirty', request: body })),
+  '/api/resources/activity': (request, env) =>
+    bodyRoute(request, env, recordActivityRequestSchema, (body) => ({
+      op: 'record-activity',
+      request: body,
+    })),
 };
 
 /** A test-only route: validates its body and answers what `run` returns. */

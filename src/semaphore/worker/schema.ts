@@ -83,6 +83,16 @@ export const POOL_MIGRATIONS: Migrations = [
     `INSERT INTO slug_generations (slug, generation)
        SELECT slug, max(generation) FROM events WHERE slug NOT IN (SELECT slug FROM slots) GROUP BY slug`,
   ],
+  // 5: each slot's last activity record (activity-store.ts) and its last spend alert.
+  [
+    `CREATE TABLE slot_activity (
+      slug TEXT PRIMARY KEY,
+      record TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      alerted_at INTEGER,
+      alerted_generation INTEGER
+    )`,
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */
