@@ -52,5 +52,6 @@ export function resourceList(resources: SlotResourceNames, name: (text: string) 
 export function waitingText(slot: { reason: string; waitingMs: number }, command: string): string {
   if (slot.reason === 'held-by-pull-request') return '–';
   if (slot.reason === 'closed-pr') return 'pull request closed';
+  if (slot.reason === 'parked') return `parked ${formatDuration(slot.waitingMs)} ago`;
   return command === 'acquire' ? slot.reason : `${formatDuration(slot.waitingMs)} (${slot.reason})`;
 }

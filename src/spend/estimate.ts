@@ -1,6 +1,6 @@
 // Dollars from activity: the figures of a slot's hour priced with the dated table (prices.ts). An
 // estimate, not the bill: analytics are sampled, and the plan's included usage is not subtracted.
-import { type ActivityFigures, NO_ACTIVITY, type NamespaceActivity } from './activity.ts';
+import { type ActivityFigures, type NamespaceActivity, NO_ACTIVITY } from './activity.ts';
 import { HOURS_PER_MONTH, PRICES } from './prices.ts';
 
 /** What the compute of the figures costs: Worker requests and CPU, Durable Object requests, duration and rows. */

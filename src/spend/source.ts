@@ -56,7 +56,9 @@ function scriptsOfSlots(config: SlotConfig, slugs: readonly string[]): Map<strin
 const sumUsd = (list: readonly { figures: ActivityFigures }[]) =>
   list.reduce((total, entry) => total + computeUsd(entry.figures), 0);
 
-export function createSpendSource(config: SlotConfig, options: AnalyticsOptions): SpendSource {
+export type SpendOptions = AnalyticsOptions;
+
+export function createSpendSource(config: SlotConfig, options: SpendOptions): SpendSource {
   let owners: Promise<Map<string, NamespaceOwner>> | undefined;
   const listOwners = () => {
     owners ??= import('./namespaces.ts').then((module) => module.listNamespaceOwners(options));
