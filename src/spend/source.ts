@@ -5,6 +5,7 @@
 import { ConfigError, resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import { workers } from '../kinds/workers/kind.ts';
 import type { ActivityFigures, SlotActivity } from './activity.ts';
+import type { SpendAccount } from './answer.ts';
 import { attribute } from './attribute.ts';
 import { computeUsd } from './estimate.ts';
 import type { NamespaceOwner } from './namespaces.ts';
@@ -53,6 +54,9 @@ function scriptsOfSlots(config: SlotConfig, slugs: readonly string[]): Map<strin
   return scripts;
 }
 
+const NO_ROWS: SpendAccount = { workers: [], objects: [], namespaces: [], compute: [], storage: [] };
+const NOTHING = { namespaces: 0, usdPerHour: 0 };
+
 const sumUsd = (list: readonly { figures: ActivityFigures }[]) =>
   list.reduce((total, entry) => total + computeUsd(entry.figures), 0);
 
@@ -68,6 +72,14 @@ export function createSpendSource(config: SlotConfig, options: SpendOptions): Sp
     async read(slugs, window, { explainAboveUsd }) {
       const scripts = scriptsOfSlots(config, slugs);
       const allScripts = [...new Set([...scripts.values()].flat())];
+      // No Worker to read (a config without one, or every slot refused by it): nothing to ask.
+      if (allScripts.length === 0)
+        return {
+          window,
+          slots: attribute(NO_ROWS, scripts, window).slots,
+          unexplained: NOTHING,
+          truncated: [],
+        };
       const account = await sendSpendQuery(options, spendQuery(options.accountId, allScripts, window));
       let attribution = attribute(account, scripts, window);
       if (attribution.unexplained.length > 0 && sumUsd(attribution.unexplained) >= explainAboveUsd) {
