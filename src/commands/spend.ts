@@ -1,24 +1,21 @@
 // What the slots' compute spent in the last hour, for gc and status: one analytics read for the whole
-// pool (src/spend/), or, without one, the records gc kept in the semaphore. gc then acts on it: a free,
-// clean slot whose compute ran after its park is marked dirty (the next sweep parks it again), each
-// slot's record is kept in the semaphore for the console and for `status`, and a live lease spending
-// above the threshold gets one alert a day, which the semaphore allows. A live lease is never touched.
-// A read that fails is one warning: spend is something to see, never a reason for a sweep to fail.
+// pool (src/spend/), or, without one, the records gc kept in the semaphore; and which parked slots still
+// run. gc marks those dirty here and parks them again (sweep.ts), keeps each slot's record and raises
+// the day's alerts (spend-records.ts). A live lease is never touched. A read that fails is one
+// warning: spend is something to see, never a reason for a sweep to fail.
 import { CloudflareCallError } from '../cloudflare/call-error.ts';
-import type { PoolRow, SlotSpend, SpendAlert, SpendBurning, SpendSummary } from '../report/model.ts';
-import { redactData } from '../report/redact.ts';
-import type { ActivityRecord, ListAnswer, RecordActivityRequest, Slot } from '../semaphore/protocol.ts';
+import type { PoolRow, SlotSpend, SpendBurning, SpendSummary } from '../report/model.ts';
+import type { ListAnswer, Slot } from '../semaphore/protocol.ts';
 import {
   type ActivityBucket,
   type ActivityFigures,
   addFigures,
-  hasActivity,
   hasCompute,
   NO_ACTIVITY,
   type SlotActivity,
   windowEndingAt,
 } from '../spend/activity.ts';
-import { computeUsd, usdPerHour, whatBurns } from '../spend/estimate.ts';
+import { usdPerHour, whatBurns } from '../spend/estimate.ts';
 import { PRICES_AS_OF } from '../spend/prices.ts';
 import type { SpendSource } from '../spend/source.ts';
 import { visible } from '../text/log-text.ts';
@@ -27,12 +24,9 @@ import { type CommandContext, GC_HOLDER } from './context.ts';
 import { oneLineError } from './error-line.ts';
 
 /** How long after its park a slot's compute may still wind down (the old version serving, alarms in flight). */
-export const PARK_GRACE_MS = 5 * 60_000;
+const PARK_GRACE_MS = 5 * 60_000;
 
-/** A request body kept under the semaphore's 64 KiB, with room to spare. */
-const MAX_WRITE_BYTES = 56 * 1024;
-
-/** A free, clean slot whose compute ran after its park. */
+/** A parked slot whose compute ran after its park and the grace after it. */
 export interface StillRunning {
   slot: Slot;
   parkedAt: number;
@@ -61,7 +55,7 @@ function parkedAtLastRelease(slot: Slot): boolean {
 }
 
 /** A parked slot's compute from its park plus the grace on; null when none (or when it was not parked). */
-export function computeAfterPark(slot: Slot, buckets: readonly ActivityBucket[]): StillRunning | null {
+function computeAfterPark(slot: Slot, buckets: readonly ActivityBucket[]): StillRunning | null {
   if (!parkedAtLastRelease(slot)) return null;
   // A slot added clean was never parked: it was trusted empty from the moment it was added.
   const parkedAt = slot.lastReleasedAt ?? slot.createdAt;
@@ -110,34 +104,6 @@ function spendOfRecord(slot: Slot, alertUsdPerHour: number): SlotSpend | undefin
     burning: null,
     stillRunning: record.stillRunning,
     overAlert: isLive(slot) && record.usdPerHour > alertUsdPerHour,
-  };
-}
-
-/** The figures the semaphore keeps: rounded, so a record stays small and reads the same every time. */
-function rounded(figures: Readonly<ActivityFigures>): ActivityFigures {
-  return Object.fromEntries(
-    Object.entries(figures).map(([key, value]) => [key, Math.round(value * 1000) / 1000]),
-  ) as unknown as ActivityFigures;
-}
-
-const roundUsd = (usd: number) => Math.round(usd * 1e6) / 1e6;
-
-export function activityRecordOf(
-  activity: SlotActivity,
-  window: { from: number; until: number },
-  stillRunning: boolean,
-): ActivityRecord {
-  return {
-    from: window.from,
-    until: window.until,
-    usdPerHour: roundUsd(usdPerHour(activity.figures)),
-    figures: rounded(activity.figures),
-    buckets: activity.buckets.map((bucket) => ({
-      requests: Math.round(bucket.workerRequests + bucket.objectRequests),
-      alarms: Math.round(bucket.alarms),
-      usd: roundUsd(computeUsd(bucket)),
-    })),
-    stillRunning,
   };
 }
 
@@ -206,8 +172,10 @@ export async function poolSpend(
     return activity !== undefined && isLive(slot) && usdPerHour(activity.figures) > spend.alertUsdPerHour;
   });
   // Which class burns is worth a request only when someone is to be told.
-  const owners = overAlert ? await spend.source.owners() : new Map();
-  const classNames = new Map([...owners].map(([id, owner]) => [id, owner.className as string]));
+  const owners: ReadonlyMap<string, { className: string }> = overAlert
+    ? await spend.source.owners()
+    : new Map();
+  const classNames = new Map([...owners].map(([id, owner]) => [id, owner.className]));
   const bySlug = new Map<string, SlotSpend>();
   for (const slot of listing.resources) {
     const activity = reading.slots.get(slot.slug);
@@ -268,76 +236,6 @@ export async function markStillRunning(
       })
       .catch(() => undefined);
   }
-}
-
-const quiet = (record: { usdPerHour: number; figures: ActivityFigures; stillRunning: boolean }) =>
-  !record.stillRunning && record.usdPerHour === 0 && !hasActivity(record.figures);
-
-/** The requests that keep the records, each under the semaphore's body limit. */
-function recordRequests(pool: string, entries: RecordActivityRequest['slots']): RecordActivityRequest[] {
-  const requests: RecordActivityRequest[] = [];
-  let current: RecordActivityRequest['slots'] = [];
-  let size = 0;
-  for (const entry of entries) {
-    const bytes = JSON.stringify(entry).length + 1;
-    if (current.length > 0 && size + bytes > MAX_WRITE_BYTES) {
-      requests.push({ type: pool, slots: current });
-      current = [];
-      size = 0;
-    }
-    current.push(entry);
-    size += bytes;
-  }
-  if (current.length > 0) requests.push({ type: pool, slots: current });
-  return requests;
-}
-
-/**
- * gc: keeps each slot's record in the semaphore (a slot quiet now and in its last record is not
- * written again, so a quiet pool writes nothing) and asks it to allow the day's alert for each live
- * lease above the threshold. Answers the alerts to raise. A write that fails is a warning, and its
- * alerts are raised anyway: a runaway told twice beats one not told.
- */
-export async function keepRecords(
-  ctx: Pick<CommandContext, 'semaphore' | 'pool' | 'spend'>,
-  listing: ListAnswer,
-  spend: PoolSpend,
-  warnings: string[],
-): Promise<SpendAlert[]> {
-  const redact = ctx.spend?.redact ?? ((text: string) => text);
-  const window = { from: spend.summary.from ?? 0, until: spend.summary.until ?? 0 };
-  const entries: RecordActivityRequest['slots'] = [];
-  const alerting = new Map<string, SpendAlert>();
-  for (const slot of listing.resources) {
-    const activity = spend.read.get(slot.slug);
-    const shown = spend.bySlug.get(slot.slug);
-    if (activity === undefined || shown === undefined) continue;
-    const record = activityRecordOf(activity, window, shown.stillRunning);
-    const stored = slot.activity;
-    const alert = shown.overAlert;
-    if (alert && slot.holder !== null)
-      alerting.set(slot.slug, {
-        slug: slot.slug,
-        holder: slot.holder,
-        usdPerHour: shown.usdPerHour,
-        burning: shown.burning,
-      });
-    if (!alert && quiet(record) && (stored === null || stored === undefined || quiet(stored))) continue;
-    entries.push({ slug: slot.slug, activity: record, ...(alert ? { alert: true } : {}) });
-  }
-  const allowed = new Set<string>();
-  try {
-    for (const request of recordRequests(ctx.pool, entries)) {
-      const answer = await ctx.semaphore.recordActivity(redactData(request, redact));
-      for (const slug of answer.alerted) allowed.add(slug);
-    }
-  } catch (error) {
-    warnings.push(
-      `The slots' activity was not kept in the semaphore (${oneLineError(error)}): the console shows the last records it has, and today's spend alerts may repeat.`,
-    );
-    return [...alerting.values()];
-  }
-  return [...alerting.values()].filter((alert) => allowed.has(alert.slug));
 }
 
 /** The pool's rows with each slot's spend beside them. */

@@ -20,7 +20,8 @@ import {
   findClosedPullRequestSlots,
 } from './reconcile.ts';
 import { type SelectedSlot, selectSlots } from './select.ts';
-import { keepRecords, markStillRunning, poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
+import { markStillRunning, poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
+import { keepRecords } from './spend-records.ts';
 
 export interface GcOptions {
   dryRun: boolean;

@@ -29,7 +29,7 @@ function objectHours(seconds: number): string {
 }
 
 /** The hour's figures in one short line: `1,204 requests, 720 alarms, 2.1 object-hours`; `quiet` when none. */
-export function lastHourText(figures: Readonly<ActivityFigures>): string {
+function lastHourText(figures: Readonly<ActivityFigures>): string {
   const requests = figures.workerRequests + figures.objectRequests - figures.alarms;
   const parts = [
     requests > 0 ? `${count(requests)} requests` : '',
@@ -40,7 +40,7 @@ export function lastHourText(figures: Readonly<ActivityFigures>): string {
 }
 
 /** What burns, in words: `Durable Object class CartRoom of app-preview-2, woken by alarms (43,200 …)`. */
-export function burningText(burning: SpendBurning): string {
+function burningText(burning: SpendBurning): string {
   if (burning.part === 'worker')
     return `the Worker's own requests (${count(burning.figures.workerRequests)} in the hour)`;
   // Names from Cloudflare: one line each, every control character spelled out.
@@ -69,14 +69,14 @@ export function spendFlags(spend: SlotSpend): string[] {
 }
 
 /** The link to a `pr-<n>` holder's pull request, when the run knows its repository. */
-export function pullRequestUrl(holder: string, report: Pick<RunReport, 'repository'>): string | null {
+function pullRequestUrl(holder: string, report: Pick<RunReport, 'repository'>): string | null {
   const pr = pullRequestOf(holder);
   if (pr === null || report.repository === undefined) return null;
   return `${report.repository.serverUrl}/${report.repository.nameWithOwner}/pull/${pr}`;
 }
 
 /** What a spend alert says, in parts each renderer puts together with its own links and escaping. */
-export interface AlertParts {
+interface AlertParts {
   /** `about $5.04/h (alert above $1.00/h)` */
   cost: string;
   /** `: Durable Object class CartRoom of app-preview-2, woken by alarms (…)`, or nothing. */

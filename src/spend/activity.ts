@@ -4,8 +4,8 @@
 
 /** The last hour, in twelve parts: the read asks for whole five-minute buckets, as the datasets group them. */
 export const BUCKET_MS = 5 * 60_000;
-export const WINDOW_MS = 60 * 60_000;
-export const BUCKETS = WINDOW_MS / BUCKET_MS;
+const WINDOW_MS = 60 * 60_000;
+const BUCKETS = WINDOW_MS / BUCKET_MS;
 
 export interface ActivityFigures {
   /** Requests to the slot's Workers. */

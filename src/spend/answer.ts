@@ -59,7 +59,7 @@ const rows = <T extends z.ZodType>(row: T) =>
     .nullish()
     .transform((list) => list ?? []);
 
-export const spendAccountSchema = z.looseObject({
+const spendAccountSchema = z.looseObject({
   workers: rows(workersRow),
   objects: rows(objectsRow),
   namespaces: rows(namespacesRow),
@@ -69,7 +69,7 @@ export const spendAccountSchema = z.looseObject({
 export type SpendAccount = z.output<typeof spendAccountSchema>;
 
 /** One error of a GraphQL answer: Cloudflare's have a message, maybe a path and an extension code. */
-export const graphQlErrorSchema = z.looseObject({
+const graphQlErrorSchema = z.looseObject({
   message: z.string(),
   extensions: z.looseObject({ code: z.string().nullish() }).nullish(),
 });

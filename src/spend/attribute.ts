@@ -18,7 +18,7 @@ import { computeUsd, usdPerHour } from './estimate.ts';
 import { OBJECT_GB } from './prices.ts';
 import { ROW_LIMIT } from './query.ts';
 
-export interface Attribution {
+interface Attribution {
   slots: Map<string, SlotActivity>;
   /** Namespaces with compute that no invocation of the hour ties to a Worker, and what they did. */
   unexplained: { namespaceId: string; figures: ActivityFigures }[];

@@ -18,7 +18,7 @@ export function computeUsd(figures: Readonly<ActivityFigures>): number {
 }
 
 /** What keeping `storedBytes` costs for an hour. */
-export function storageUsdPerHour(storedBytes: number): number {
+function storageUsdPerHour(storedBytes: number): number {
   return ((storedBytes / 1e9) * PRICES.storedGbMonth) / HOURS_PER_MONTH;
 }
 

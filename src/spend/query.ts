@@ -14,7 +14,7 @@ export const ROW_LIMIT = 10_000;
  * - `compute`: every namespace's active time, duration, rows and WebSocket messages, costliest first;
  * - `storage`: every namespace's SQLite storage.
  */
-export const SPEND_QUERY = `query PreviewGcSpend(
+const SPEND_QUERY = `query PreviewGcSpend(
   $accountTag: string!
   $slotWorkers: AccountWorkersInvocationsAdaptiveFilter_InputObject!
   $slotObjects: AccountDurableObjectsInvocationsAdaptiveGroupsFilter_InputObject!

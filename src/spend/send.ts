@@ -9,7 +9,7 @@ import type * as z from '../zod.ts';
 import { type GraphQlError, type SpendAccount, spendAnswerSchema } from './answer.ts';
 import type { SpendQuery } from './query.ts';
 
-export const ANALYTICS_CALL = 'analytics.graphql';
+const ANALYTICS_CALL = 'analytics.graphql';
 
 export interface AnalyticsOptions {
   apiToken: string;

@@ -270,6 +270,20 @@ describe('the spend step of gc', () => {
     expect(semaphore.trace()).not.toContain('record-activity');
   });
 
+  it('keeps a big pool’s records in as many writes as the semaphore’s 64 KiB body limit needs', async () => {
+    const slots = Array.from({ length: 256 }, (_, index) => parked(`preview-${index + 1}`, 10 * HOUR));
+    const { semaphore, spend, ctx } = pool(...slots);
+    for (const slot of slots)
+      spend.activity.set(slot.slug, { perBucket: { workerRequests: 123_456.789, workerCpuMs: 98.7654 } });
+    await runGc(ctx, OPTIONS);
+    const writes = semaphore.calls.flatMap((call) => (call.op === 'record-activity' ? [call.request] : []));
+    expect(writes.length).toBeGreaterThan(1);
+    for (const write of writes) expect(JSON.stringify(write).length).toBeLessThan(64 * 1024);
+    expect(writes.flatMap((write) => write.slots.map((slot) => slot.slug))).toEqual(
+      slots.map((slot) => slot.slug),
+    );
+  });
+
   it('says a failed record write once, and still raises the alert', async () => {
     const { semaphore, spend, ctx } = pool(liveLease('preview-2'));
     spend.activity.set('preview-2', { perBucket: RUNAWAY });

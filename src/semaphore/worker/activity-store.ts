@@ -5,7 +5,7 @@ import type { ActivityRecord, StoredActivity } from '../protocol.ts';
 import type { SqlDatabase } from './schema.ts';
 
 /** One spend alert per lease a day: the same lease alerts again only after this long. */
-export const ALERT_INTERVAL_MS = 24 * 60 * 60_000;
+const ALERT_INTERVAL_MS = 24 * 60 * 60_000;
 
 type ActivityRow = {
   slug: string;
