@@ -96,10 +96,11 @@ export function stepOfKind(kind: string): StepKind | 'resolution' {
 }
 
 /**
- * Listings that turn names into ids (made once per run, whatever the number of slots), and the
- * credential check, also once per run.
+ * Listings that turn names into ids (made once per run, whatever the number of slots), the
+ * credential check and the spend read, also once per run.
  */
 const RESOLUTION_KINDS: ReadonlySet<string> = new Set([
+  'analytics.graphql',
   'tokens.verify',
   'accounts.get',
   'workers.list',

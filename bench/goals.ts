@@ -93,11 +93,11 @@ export function benchChecks(figures: CheckedFigures): Check[] {
       goal: { equals: 1 },
     }),
     check({
-      name: 'quiet sweep: Cloudflare requests',
+      name: 'quiet sweep: Cloudflare requests (the spend read)',
       figure: 'quietSweep.cloudflareRequests',
       value: quietSweep.cloudflareRequests,
       unit: 'count',
-      goal: { equals: 0 },
+      goal: { equals: 1 },
     }),
     check({
       name: 'the action bundle (dist/index.js and its chunks)',

@@ -130,7 +130,7 @@ export function renderResults(results: BenchResults): string {
       ['requests', 'measured', 'goal'],
       [
         ['semaphore', formatCount(quietSweep.semaphoreRequests), '1'],
-        ['Cloudflare', formatCount(quietSweep.cloudflareRequests), '0'],
+        ['Cloudflare', formatCount(quietSweep.cloudflareRequests), '1'],
       ],
     )}`,
   );

@@ -1,6 +1,7 @@
 // The demo pool's data and leases: what a real team's preview pool looks like after a busy week.
 // Used by `npm start`, the end-to-end tests and the benchmark, so they all exercise the same shape.
 import type { SemaphoreClient } from '../src/semaphore/client.ts';
+import type { ActivitySpan } from '../test/twin/analytics/store.ts';
 import type { TwinSeed } from '../test/twin/schema.ts';
 
 export const DEMO_CONFIG_PATH = new URL('./preview-slots.yml', import.meta.url).pathname;
@@ -86,6 +87,42 @@ export function demoTwinSeed(slugs: readonly string[], options: DemoDataOptions 
       ],
     })),
   };
+}
+
+/**
+ * What ran in the demo's Workers around `now`, for the spend columns and the console's chart: a
+ * runaway in preview-2 (its CartRoom objects wake themselves by alarm, some 870 of them active all the
+ * time: about $5 an hour), preview-7 in use by a reviewer (requests, a chat object now and then), and
+ * the last visitors of expired preview-1. `namespaceOf` finds a class's namespace in the twin.
+ */
+export function demoActivity(
+  now: number,
+  namespaceOf: (script: string, className: string) => string,
+): ActivitySpan[] {
+  const hour = 3_600_000;
+  const span = (script: string, fromAgo: number, untilAhead: number) => ({
+    script,
+    from: now - fromAgo,
+    until: now + untilAhead,
+  });
+  return [
+    {
+      ...span('shop-preview-2', 3 * hour, 48 * hour),
+      namespaceId: namespaceOf('shop-preview-2', 'CartRoom'),
+      perMinute: { alarms: 5_200, activeSeconds: 52_000, rowsWritten: 5_200 },
+    },
+    { ...span('shop-preview-2', 3 * hour, 48 * hour), perMinute: { requests: 2, cpuTimeUs: 1_500 } },
+    {
+      ...span('shop-preview-7', 40 * 60_000, 48 * hour),
+      perMinute: { requests: 90, subrequests: 30, cpuTimeUs: 4_000 },
+    },
+    {
+      ...span('shop-preview-7', 25 * 60_000, 48 * hour),
+      namespaceId: namespaceOf('shop-preview-7', 'ChatAgent'),
+      perMinute: { requests: 12, activeSeconds: 40, rowsRead: 300, rowsWritten: 20 },
+    },
+    { ...span('shop-preview-1', 2 * hour, -35 * 60_000), perMinute: { requests: 15, cpuTimeUs: 2_000 } },
+  ];
 }
 
 /** How a slot of the demo pool is held when the demo starts. */

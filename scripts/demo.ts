@@ -10,6 +10,7 @@ import {
   DEMO_POOL,
   type DemoLeaseState,
   type DemoSlotPlan,
+  demoActivity,
   demoPlan,
   demoSlugs,
   demoTwinSeed,
@@ -138,6 +139,16 @@ async function main(): Promise<number> {
     for (const line of dataTable(twin, planBySlug)) say(line);
     say();
     for (const line of cleanMeans(twin, plan)) say(dim(line));
+    // What ran in the last hours, as Cloudflare's analytics report it: gc's spend read finds preview-2.
+    const namespaces = twin.state().durableObjectNamespaces;
+    const namespaceOf = (script: string, className: string) =>
+      namespaces.find((ns) => ns.script === script && ns.class === className)?.id ?? '';
+    for (const span of demoActivity(Date.now(), namespaceOf)) twin.account.analytics.add(span);
+    say(
+      dim(
+        "And one runaway: for hours preview-2's CartRoom objects have woken themselves by alarm, inside pr-1601's live lease. The twin's analytics report it as Cloudflare's would; watch the $/h column.",
+      ),
+    );
     say();
     say(
       dim(

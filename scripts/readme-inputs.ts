@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { commandHelp } from '../src/cli/help.ts';
 import { COMMANDS, PROGRAM_HELP } from '../src/cli/main.ts';
-import { PROVISION_PERMISSIONS, TOKEN_PERMISSIONS } from '../src/kinds/permissions.ts';
+import { PROVISION_PERMISSIONS, TOKEN_PERMISSIONS, type TokenPermission } from '../src/kinds/permissions.ts';
 import { listed } from '../src/text/words.ts';
 
 const actionSchema = z.object({
@@ -80,13 +80,16 @@ export function cliReference(): string {
     .trimEnd();
 }
 
+/** When a permission is needed, before what it is for: `only when …: `, `optional, only for …: ` or nothing. */
+function whenNeeded(permission: TokenPermission): string {
+  if (permission.onlyFor !== undefined) return `optional, only for ${permission.onlyFor}: `;
+  return permission.onlyWhen === undefined ? '' : `only when ${permission.onlyWhen}: `;
+}
+
 /** The README's token table: what to tick in the dashboard, and why. */
 export function permissionsTable(): string {
   const rows = TOKEN_PERMISSIONS.map((permission) => {
-    const use =
-      permission.onlyWhen === undefined
-        ? permission.use
-        : `only when ${permission.onlyWhen}: ${permission.use}`;
+    const use = `${whenNeeded(permission)}${permission.use}`;
     return `| ${cell(permission.dashboard)} | ${cell(permission.apiName)} | ${cell(use)} |`;
   });
   const provision = PROVISION_PERMISSIONS.map(
@@ -111,18 +114,28 @@ export function permissionsTable(): string {
 /** docs/config.md's list of the same permissions. */
 export function permissionsList(): string {
   return TOKEN_PERMISSIONS.map((permission) => {
-    const when = permission.onlyWhen === undefined ? '' : `, only when ${permission.onlyWhen}`;
+    const when =
+      permission.onlyFor !== undefined
+        ? `, optional, only for ${permission.onlyFor}`
+        : permission.onlyWhen === undefined
+          ? ''
+          : `, only when ${permission.onlyWhen}`;
     return `- **${permission.dashboard}** (API name \`${permission.apiName}\`) for ${permission.resources}${when}: ${permission.use}.`;
   }).join('\n');
 }
 
 /** action.yml's description of the token input. */
 export function tokenInputDescription(): string {
-  const always = TOKEN_PERMISSIONS.filter((permission) => permission.onlyWhen === undefined);
+  const always = TOKEN_PERMISSIONS.filter(
+    (permission) => permission.onlyWhen === undefined && permission.onlyFor === undefined,
+  );
   const sometimes = TOKEN_PERMISSIONS.filter((permission) => permission.onlyWhen !== undefined).map(
     (permission) => ` (and ${permission.dashboard} when ${permission.onlyWhen})`,
   );
-  return `Cloudflare API token with ${listed(always.map((permission) => permission.dashboard))}${sometimes.join('')} on the account of the slots. Required for acquire, gc and cleanup.`;
+  const optional = TOKEN_PERMISSIONS.filter((permission) => permission.onlyFor !== undefined).map(
+    (permission) => `; optionally ${permission.dashboard}, only for ${permission.onlyFor}`,
+  );
+  return `Cloudflare API token with ${listed(always.map((permission) => permission.dashboard))}${sometimes.join('')} on the account of the slots${optional.join('')}. Required for acquire, gc and cleanup.`;
 }
 
 /** action.yml with the token input's description as permissions.ts says; the rest as it was. */

@@ -2,8 +2,8 @@
 // CLI so both run exactly the same code.
 
 import type { SlotWranglerConfig } from './commands/acquire.ts';
-import { createCloudflareEraser } from './commands/cloudflare-eraser.ts';
-import type { CommandContext, ProgressEvent } from './commands/context.ts';
+import { createCloudflareEraser, createPacer } from './commands/cloudflare-eraser.ts';
+import type { CommandContext, ProgressEvent, SpendContext } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
 import { oneLineError } from './commands/lease.ts';
 import { actionPlace, type RunPlace } from './config/run-place.ts';
@@ -12,6 +12,8 @@ import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import type { RunReport } from './report/model.ts';
 import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
+import type { SpendOptions, SpendSource } from './spend/source.ts';
+import { secretRedactor } from './text/redact.ts';
 
 export interface ExecuteOptions {
   /** Aborted on SIGINT/SIGTERM. */
@@ -125,20 +127,25 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
   const waitMinutes = settings.command === 'acquire' ? settings.waitMinutes : 0;
   const deadlineAt = startedAt + (waitMinutes + settings.deadlineMinutes) * 60_000;
   const cloudflareFetch = options.fetch?.cloudflare;
+  const cloudflareOptions = {
+    apiToken: settings.cloudflare.apiToken,
+    accountId: settings.cloudflare.accountId,
+    baseUrl: settings.cloudflare.apiBaseUrl,
+    budget: settings.requestBudget,
+    ratePerSecond: settings.requestsPerSecond,
+    deadlineAt,
+    signal: options.signal,
+    ...(cloudflareFetch === undefined ? {} : { fetch: cloudflareFetch }),
+  };
+  // One pacer for every Cloudflare call of the run: the erase's and the spend read's.
+  const pacer = createPacer(cloudflareOptions);
   const cloudflare =
     config === null || settings.command === 'status'
       ? null
-      : createCloudflareEraser(config, {
-          apiToken: settings.cloudflare.apiToken,
-          accountId: settings.cloudflare.accountId,
-          baseUrl: settings.cloudflare.apiBaseUrl,
-          budget: settings.requestBudget,
-          ratePerSecond: settings.requestsPerSecond,
-          deadlineAt,
-          signal: options.signal,
-          place,
-          ...(cloudflareFetch === undefined ? {} : { fetch: cloudflareFetch }),
-        });
+      : createCloudflareEraser(config, { ...cloudflareOptions, place, pacer });
+  const spend = spendContextOf(settings, config, (source) =>
+    loadedSpendSource(source, { ...cloudflareOptions, pacer }),
+  );
   const ctx: CommandContext = {
     pool,
     poolSource: poolSourceOf(settings, config, place),
@@ -150,12 +157,13 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     eraser: cloudflare?.eraser ?? refusingEraser,
     resources:
       settings.command === 'doctor' && hasCloudflareCredentials(settings) ? cloudflare?.resources : null,
-    cloudflareUsage: () => cloudflare?.usage() ?? null,
+    cloudflareUsage: () => (cloudflare !== null || spend?.source ? pacer.usage() : null),
     parallelSlots: settings.parallelSlots,
     signal: options.signal,
     progress: options.progress,
     now: Date.now,
     github: options.github,
+    spend,
   };
   return {
     ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
@@ -166,6 +174,41 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
 /** doctor looks for the slots' resources only with credentials; gc, cleanup and acquire require them. */
 function hasCloudflareCredentials(settings: Settings): boolean {
   return settings.cloudflare.apiToken !== '' && settings.cloudflare.accountId !== '';
+}
+
+/**
+ * The spend read, its module loaded on the first read: after the run's first request (the listing), not
+ * before it, and never by a status that has no Cloudflare credentials.
+ */
+function loadedSpendSource(config: SlotConfig, options: SpendOptions): SpendSource {
+  let loaded: Promise<SpendSource> | undefined;
+  const source = () => {
+    loaded ??= import('./spend/source.ts').then((module) => module.createSpendSource(config, options));
+    return loaded;
+  };
+  return {
+    read: async (slugs, window, readOptions) => (await source()).read(slugs, window, readOptions),
+    owners: async () => (await source()).owners(),
+  };
+}
+
+/**
+ * gc and status show what each slot spends: read from Cloudflare when the run has its credentials and
+ * the slot config (which names the slots' Workers), else (status) from gc's records in the semaphore.
+ */
+function spendContextOf(
+  settings: Settings,
+  config: SlotConfig | null,
+  source: (config: SlotConfig) => SpendSource,
+): SpendContext | undefined {
+  if (settings.command !== 'gc' && settings.command !== 'status') return undefined;
+  const { apiToken, accountId } = settings.cloudflare;
+  const canRead = config !== null && apiToken !== '' && accountId !== '';
+  return {
+    source: canRead ? source(config) : null,
+    alertUsdPerHour: settings.spendAlertUsdPerHour,
+    redact: secretRedactor(secretsOfSettings(settings)),
+  };
 }
 
 /** status touches no Cloudflare resource; should it ever try, it is refused rather than unpaced. */

@@ -33,6 +33,12 @@ export const gcCommand: CommandSpec = {
       input: 'reclaim-dirty',
       description: 'false: take back expired leases only, leave dirty available slots.',
     },
+    'spend-alert-usd-per-hour': {
+      type: 'string',
+      value: '<usd>',
+      input: 'spend-alert-usd-per-hour',
+      description: 'Alert about a live lease whose compute costs more than this an hour (default 1).',
+    },
     ...RUN_LIMIT_OPTIONS,
     ...CLOUDFLARE_OPTIONS,
     ...SEMAPHORE_OPTIONS,

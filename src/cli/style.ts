@@ -100,6 +100,7 @@ const TONE_MARK: Record<OutcomeTone, { mark: string; format: Format }> = {
   stopped: { mark: '■', format: 'yellow' },
   failed: { mark: '✖', format: 'red' },
   preview: { mark: '○', format: 'cyan' },
+  warning: { mark: '!', format: 'yellow' },
 };
 
 /** An outcome with its mark and colour; an outcome this version does not know is shown as it is. */

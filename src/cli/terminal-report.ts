@@ -16,6 +16,13 @@ import {
   runFailed,
   type SlotReport,
 } from '../report/model.ts';
+import {
+  alertAnnotation,
+  dollarsPerHour,
+  lastHourCell,
+  spendFlags,
+  spendNote,
+} from '../report/spend-text.ts';
 import * as view from '../report/view.ts';
 import { visible } from '../text/log-text.ts';
 import { formatCount, plural } from '../text/words.ts';
@@ -207,10 +214,24 @@ function attentionSection(report: RunReport, style: TerminalStyle): string[] {
   return lines;
 }
 
-/** The pool as a table, one row per slot. */
-function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
+/** A row's spend cells: the hour's figures and the dollars, flags in colour. */
+function spendCells(row: PoolRow, report: RunReport, style: TerminalStyle): string[] {
+  if (row.spend === undefined) return ['–', '–'];
+  const flags = spendFlags(row.spend).map((flag) =>
+    paint(style, flag === 'above the alert' ? 'red' : 'yellow', flag),
+  );
+  return [lastHourCell(row, report), [dollarsPerHour(row.spend.usdPerHour), ...flags].join(' ')];
+}
+
+/** The pool as a table, one row per slot; with the spend columns when the run has spend. */
+function poolTable(
+  report: RunReport,
+  rows: readonly PoolRow[],
+  style: TerminalStyle,
+  spend: boolean,
+): string[] {
   return renderTable(
-    ['SLOT', 'STATE', 'HOLDER', 'LEASE', 'DIRTY', 'GENERATION'],
+    ['SLOT', 'STATE', 'HOLDER', 'LEASE', 'DIRTY', 'GENERATION', ...(spend ? ['LAST HOUR', '$/H'] : [])],
     rows.map((row) => [
       visible(row.slug),
       row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
@@ -222,6 +243,7 @@ function poolTable(rows: readonly PoolRow[], style: TerminalStyle): string[] {
           ? paint(style, 'yellow', 'yes')
           : 'no',
       String(row.generation),
+      ...(spend ? spendCells(row, report, style) : []),
     ]),
     style,
   );
@@ -231,7 +253,25 @@ function poolSection(report: RunReport, style: TerminalStyle): string[] {
   if (report.poolAfter === null) return [];
   const lines = heading(view.poolHeading(report), style);
   if (report.poolAfter.length === 0) return [...lines, '  The pool has no slots.'];
-  return [...lines, ...poolTable(report.poolAfter, style)];
+  const note = spendNote(report);
+  return [
+    ...lines,
+    ...poolTable(report, report.poolAfter, style, report.spend !== undefined),
+    ...(note === undefined ? [] : ['', `  ${paint(style, 'dim', note)}`]),
+  ];
+}
+
+/** The spend alerts this run raised. */
+function alertSection(report: RunReport, style: TerminalStyle): string[] {
+  const alerts = report.spendAlerts ?? [];
+  if (alerts.length === 0) return [];
+  return [
+    ...heading('Spending above the alert', style),
+    ...alerts.map(
+      (alert) =>
+        `  ${paint(style, ['bold', 'red'], visible(alert.slug))} ${clean(alertAnnotation(alert, report).message)}`,
+    ),
+  ];
 }
 
 function usageSection(report: RunReport, style: TerminalStyle): string[] {
@@ -266,6 +306,7 @@ export function renderTerminalReport(report: RunReport, style: TerminalStyle): s
     ...slotSection(report, style),
     ...doctorSection(report, style),
     ...attentionSection(report, style),
+    ...alertSection(report, style),
     ...repairSection(report, style),
     ...poolSection(report, style),
     ...(report.command === 'status' ? [] : usageSection(report, style)),

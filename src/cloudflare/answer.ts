@@ -2,10 +2,12 @@
 // The SDK is only used to build and send the request (`.asResponse()`): the envelope is read and
 // checked here, because the SDK hands back `result` of a 200 with `success: false` as if it worked.
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'cloudflare/error';
-import { parseRetryAfter, parseRetryAfterMs } from '../net/retry.ts';
 import * as z from '../zod.ts';
+import { retryAfterMs, withAttemptSignal } from './attempt.ts';
 import { type CallFailureReason, type ClassRefusal, CloudflareCallError } from './call-error.ts';
 import type { AttemptContext } from './pacer.ts';
+
+export { retryAfterMs, withAttemptSignal } from './attempt.ts';
 
 /** `errors[].meta.details` of a failed exports reconciliation (wrangler: ExportsReconciliationErrorDetail). */
 const refusalSchema = z.looseObject({
@@ -51,13 +53,6 @@ function describeErrors(errors: EnvelopeErrors): string {
     ...(refusals.length > 0 ? [`(${refusals.join('; ')})`] : []),
   ].join(' ');
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
-}
-
-/** Milliseconds the server asked to wait: `retry-after-ms`, else `Retry-After` (seconds or a date). */
-export function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
-  return (
-    parseRetryAfterMs(headers?.get('retry-after-ms')) ?? parseRetryAfter(headers?.get('retry-after'), now)
-  );
 }
 
 type EnvelopeErrors = z.infer<typeof envelopeSchema>['errors'];
@@ -114,34 +109,6 @@ function causeOf(error: Error): string {
   const cause = error.cause instanceof Error ? error.cause : undefined;
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
   return code ?? cause?.message ?? error.message;
-}
-
-/**
- * Runs one attempt with a signal of its own, aborted by the run's signal or after the attempt's time,
- * and let go when the attempt ends. Not `AbortSignal.any([run, AbortSignal.timeout(ms)])`: the SDK
- * never removes the abort listener it adds to the signal it is given, and Node keeps a timeout or
- * combined signal with a listener alive until it fires, so each request and its whole answer stayed
- * in memory for the attempt's full time (30 s), some 900 of them at once in a long sweep.
- */
-export async function withAttemptSignal<T>(
-  context: AttemptContext,
-  attempt: (signal: AbortSignal, timedOut: () => boolean) => Promise<T>,
-): Promise<T> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const stop = () => controller.abort(context.signal.reason);
-  if (context.signal.aborted) stop();
-  else context.signal.addEventListener('abort', stop, { once: true });
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`no answer within ${context.timeoutMs} ms`, 'TimeoutError'));
-  }, context.timeoutMs);
-  try {
-    return await attempt(controller.signal, () => timedOut);
-  } finally {
-    clearTimeout(timer);
-    context.signal.removeEventListener('abort', stop);
-  }
 }
 
 /**

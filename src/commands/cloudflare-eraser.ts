@@ -24,6 +24,8 @@ import { resourcePresence } from './resource-presence.ts';
 export interface CloudflareEraserOptions extends CloudflareOptions {
   /** Where the run was started, for the advice in messages. */
   place: RunPlace;
+  /** The run's pacer, when other calls of the run (the spend read) share it; a new one otherwise. */
+  pacer?: Pacer;
 }
 
 /** The run's one pacer: every Cloudflare call of the run shares its budget, rate and deadline. */
@@ -140,7 +142,7 @@ export function createCloudflareEraser(
   config: SlotConfig,
   options: CloudflareEraserOptions,
 ): { eraser: SlotEraser; resources: ResourceCheck; usage(): ApiUsageReport } {
-  const pacer = createPacer(options);
+  const pacer = options.pacer ?? createPacer(options);
   // Loaded when the run first needs Cloudflare (see cloudflare-connection.ts), once for the whole run.
   let loaded: Promise<Connection> | undefined;
   const connection = () => {

@@ -5,6 +5,7 @@ import type { IncomingDeploy } from '../kinds/step.ts';
 import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
+import type { SpendSource } from '../spend/source.ts';
 import { plural } from '../text/words.ts';
 import type { SlotResourcePresence } from './resource-presence.ts';
 
@@ -115,6 +116,21 @@ export interface CommandContext {
    * repository), which its summary mentions; undefined: the CLI, which never reads pull requests.
    */
   github: GitHubPullRequests | null | undefined;
+  /**
+   * gc and status: the spend read and what to do with it (commands/spend.ts); undefined: no spend at
+   * all (acquire and cleanup, and tests of other things).
+   */
+  spend?: SpendContext | null;
+}
+
+/** The spend read of gc and status (commands/spend.ts). */
+export interface SpendContext {
+  /** The analytics read; null when the run has no Cloudflare credentials or no slot config (status). */
+  source: SpendSource | null;
+  /** `spend-alert-usd-per-hour`. */
+  alertUsdPerHour: number;
+  /** The run's secrets out of everything written to the semaphore. */
+  redact: (text: string) => string;
 }
 
 export { GC_HOLDER } from '../report/model.ts';

@@ -164,18 +164,23 @@ async function leaseWasLost(ctx: CommandContext, lease: Lease, clean: boolean): 
   }
 }
 
-/** Erases the slot under the lease, then releases it: the one way a slot the run holds ends. */
+/**
+ * Erases the slot under the lease, then releases it: the one way a slot the run holds ends. `judged`
+ * may take back a complete erase's claim to a clean release (a slot whose compute the spend read saw
+ * running after its last park).
+ */
 export async function eraseThenRelease(
   ctx: CommandContext,
   base: ReportBase,
   lease: Lease,
   leaseMs: number,
   outcomeOf: OutcomeOfErase,
+  judged: (erase: EraseOutcome) => EraseOutcome = (erase) => erase,
 ): Promise<UntimedSlotReport> {
   const erase = await runFencedErase(ctx, lease, leaseMs, (fences) =>
     ctx.eraser.erase({ slug: lease.slug, ...fences, dryRun: false }),
   );
-  return releaseHeldLease(ctx, { ...base, generation: lease.generation }, lease, erase, outcomeOf);
+  return releaseHeldLease(ctx, { ...base, generation: lease.generation }, lease, judged(erase), outcomeOf);
 }
 
 /**

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
+import type { EraseOutcome } from './context.ts';
 import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
 import {
   changedSinceRead,
@@ -20,6 +21,8 @@ import {
   findClosedPullRequestSlots,
 } from './reconcile.ts';
 import { type SelectedSlot, selectSlots } from './select.ts';
+import { markStillRunning, poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
+import { keepRecords } from './spend-records.ts';
 
 export interface GcOptions {
   dryRun: boolean;
@@ -51,24 +54,75 @@ const gcOutcomeOf: OutcomeOfErase = (erase) => {
   }
 };
 
-/** A slot this run works on: gc's selection, or a closed pull request's slot found by reconcile. */
+/**
+ * A slot this run works on: gc's selection, a closed pull request's slot found by reconcile, or a
+ * parked slot whose compute the spend read found still running.
+ */
 type Candidate =
-  | (SelectedSlot & { closed?: undefined })
+  | (SelectedSlot & { closed?: undefined; running?: undefined })
   | {
       slot: Slot;
       reason: 'closed-pr';
       waitingMs: 0;
       closed: ClosedPullRequestSlot;
-    };
+      running?: undefined;
+    }
+  | { slot: Slot; reason: 'parked'; waitingMs: number; closed?: undefined; running: StillRunning };
 
 function previousHolderOf(candidate: Candidate): string | null {
-  return candidate.reason === 'dirty' ? candidate.slot.lastHolder : candidate.slot.holder;
+  return candidate.reason === 'dirty' || candidate.reason === 'parked'
+    ? candidate.slot.lastHolder
+    : candidate.slot.holder;
 }
 
-async function dryRunSlot(ctx: CommandContext, base: ReportBase): Promise<UntimedSlotReport> {
+/** The step a still-running slot's dirty release names, so its failures in a row count toward "needs repair". */
+const STILL_RUNNING_STEP = 'compute';
+
+/**
+ * A still-running slot is parked again, but not released clean: the read saw compute its last park
+ * did not stop, so only a read after this park can show it stopped. Its release reports the running
+ * compute as an erase failure: a slot that keeps running after every park comes to need repair.
+ */
+function keptDirty(running: StillRunning): (erase: EraseOutcome) => EraseOutcome {
+  const ran = ranText(running.after);
+  return (erase) =>
+    erase.status !== 'complete'
+      ? erase
+      : {
+          ...erase,
+          status: 'deferred',
+          problem: `${ran} after its last park; parked again and released dirty, the next sweep reads whether it stopped`,
+          failedStep: { step: STILL_RUNNING_STEP, message: `still running after its park: ${ran}` },
+        };
+}
+
+/** gc's outcome, and for a still-running slot parked again: `still-running`, whatever else it says. */
+function stillRunningOutcomeOf(running: StillRunning): OutcomeOfErase {
+  const ran = ranText(running.after);
+  return (erase) => {
+    const outcome = gcOutcomeOf(erase);
+    const parkedAgain = erase.status === 'deferred' && erase.failedStep?.step === STILL_RUNNING_STEP;
+    return parkedAgain
+      ? { ...outcome, outcome: 'still-running' }
+      : { ...outcome, problem: `${ran} after its park; ${outcome.problem ?? 'parked again'}` };
+  };
+}
+
+async function dryRunSlot(
+  ctx: CommandContext,
+  base: ReportBase,
+  candidate: Candidate,
+): Promise<UntimedSlotReport> {
   const erase = await ctx.eraser.erase({ slug: base.slug, fence: async () => true, dryRun: true });
   if (erase.status === 'failed')
     return { ...base, outcome: 'erase-failed', erase, problem: erase.problem, nextStep: erase.nextStep };
+  if (candidate.running !== undefined)
+    return {
+      ...base,
+      outcome: 'still-running',
+      erase,
+      problem: `${ranText(candidate.running.after)} after its park; a real run marks it dirty and parks it again`,
+    };
   return { ...base, outcome: 'would-reclaim', erase };
 }
 
@@ -175,11 +229,20 @@ async function reclaimSlot(
       nextStep: `Fix the slot config file (see the message), then ${ctx.place.rerun}.`,
     };
   }
-  if (options.dryRun) return dryRunSlot(ctx, base);
+  if (options.dryRun) return dryRunSlot(ctx, base, candidate);
 
   const taken = await takeLease(ctx, candidate, base, options.leaseMs);
   if (!('leaseId' in taken)) return taken;
-  return eraseThenRelease(ctx, base, taken, options.leaseMs, gcOutcomeOf);
+  if (candidate.running === undefined)
+    return eraseThenRelease(ctx, base, taken, options.leaseMs, gcOutcomeOf);
+  return eraseThenRelease(
+    ctx,
+    base,
+    taken,
+    options.leaseMs,
+    stillRunningOutcomeOf(candidate.running),
+    keptDirty(candidate.running),
+  );
 }
 
 export async function runGc(
@@ -190,10 +253,18 @@ export async function runGc(
   const warnings: string[] = [];
   const closed =
     listing.resources.length === 0 ? [] : await findClosedPullRequestSlots(ctx, listing, warnings);
-  const selection = selectSlots(listing, {
-    reclaimDirty: options.reclaimDirty,
-    maxSlots: Math.max(0, options.maxSlots - closed.length),
-  });
+  // The last hour of every slot, before any slot is touched: one analytics read for the pool.
+  const spend = listing.resources.length === 0 ? null : await poolSpend(ctx, listing, warnings);
+  // Parked slots still running go first: they are the ones spending now.
+  const running = (spend?.stillRunning ?? []).slice(0, Math.max(0, options.maxSlots - closed.length));
+  const runningSlugs = new Set(running.map((found) => found.slot.slug));
+  const selection = selectSlots(
+    { ...listing, resources: listing.resources.filter((slot) => !runningSlugs.has(slot.slug)) },
+    {
+      reclaimDirty: options.reclaimDirty,
+      maxSlots: Math.max(0, options.maxSlots - closed.length - running.length),
+    },
+  );
   const candidates: (Candidate & { slug: string })[] = [
     ...closed.slice(0, options.maxSlots).map((found) => ({
       slot: found.slot,
@@ -202,19 +273,31 @@ export async function runGc(
       closed: found,
       slug: found.slot.slug,
     })),
+    ...running.map((found) => ({
+      slot: found.slot,
+      reason: 'parked' as const,
+      waitingMs: Math.max(0, listing.now - found.parkedAt),
+      running: found,
+      slug: found.slot.slug,
+    })),
     ...selection.selected.map((candidate) => ({ ...candidate, slug: candidate.slot.slug })),
   ];
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: candidates.length });
+  const left =
+    selection.leftForNextRun +
+    Math.max(0, closed.length - options.maxSlots) +
+    ((spend?.stillRunning.length ?? 0) - running.length);
   const report = (slots: SlotReport[], problems: string[], poolAfter: PoolRow[] | null) => ({
     command: 'gc' as const,
     dryRun: options.dryRun,
     pool: ctx.pool,
     problems,
     warnings,
-    leftForNextRun: selection.leftForNextRun + Math.max(0, closed.length - options.maxSlots),
+    leftForNextRun: left,
     expired: selection.expiredCount,
     slots,
-    poolAfter,
+    poolAfter: withSpend(poolAfter, spend),
+    ...(spend === null ? {} : { spend: spend.summary }),
     semaphoreRequests: ctx.semaphore.requestCount,
     cloudflare: ctx.cloudflareUsage(),
     ...pullRequestLabels(ctx),
@@ -228,11 +311,21 @@ export async function runGc(
   const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
+  // A still-running slot is marked dirty first: should this run not get to park it, the next one does.
+  if (!options.dryRun) await markStillRunning(ctx, running);
+  const alerts =
+    spend === null || spend.summary.source !== 'read' || options.dryRun
+      ? []
+      : await keepRecords(ctx, listing, spend, warnings);
+
   const slots = await workThroughSlots(ctx, candidates, (candidate) =>
     reclaimSlot(ctx, candidate, options, poolSlugs),
   );
 
   // The pool is listed again only when this run changed it: a quiet sweep stays at one call.
   const changedPool = !options.dryRun && slots.some((slot) => slot.generation !== undefined);
-  return report(slots, [], changedPool ? await listPoolRows(ctx) : poolRowsOf(listing));
+  return {
+    ...report(slots, [], changedPool ? await listPoolRows(ctx) : poolRowsOf(listing)),
+    ...(alerts.length === 0 ? {} : { spendAlerts: alerts }),
+  };
 }

@@ -59,6 +59,8 @@ export interface Settings {
    * wrangler.json or wrangler.toml in the working directory, when one is there.
    */
   wranglerConfig: string | undefined;
+  /** gc: a live lease whose compute costs more than this an hour gets an alert (one a day). */
+  spendAlertUsdPerHour: number;
 }
 
 export class SettingsError extends Error {
@@ -124,6 +126,19 @@ function integerIn(min: number, max: number) {
 /** A URL as a message quotes it: whatever stands before an `@` in it (a user name, a password) hidden. */
 function quotedUrl(value: string): string {
   return quoted(value.replace(/^([^/]*\/\/)[^/?#]*@/, '$1***@'));
+}
+
+/** A dollar amount such as `1`, `0.5` or `2.50`, from `min` to `max`. */
+function dollarsIn(min: number, max: number) {
+  return z.string().transform((value, ctx) => {
+    const parsed = /^\d{1,9}(\.\d{1,4})?$/.test(value) ? Number(value) : Number.NaN;
+    if (parsed >= min && parsed <= max) return parsed;
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be an amount in US dollars from ${min} to ${max}, such as 1 or 2.50, got ${quoted(value)}`,
+    });
+    return z.NEVER;
+  });
 }
 
 const httpUrl = z.string().transform((value, ctx) => {
@@ -232,6 +247,11 @@ const inputSchema = z.object({
       .regex(/\.(jsonc|json|toml)$/, 'must be a wrangler.jsonc, wrangler.json or wrangler.toml file')
       .optional(),
   ),
+  // $1 an hour a slot: a preview in use costs cents an hour (thousands of requests, a few object-hours
+  // at $0.006 each), so a dollar is well above any honest use, while the runaway this is for (objects
+  // that wake themselves by alarm: about $300 an hour in the case that prompted it, $16 an hour in a
+  // smaller one) passes it within its first hour. At $1 a slot a day stays under $24 before someone is told.
+  'spend-alert-usd-per-hour': optionalWithDefault('1', dollarsIn(0.01, 100_000)),
 });
 
 export const INPUT_NAMES = Object.keys(inputSchema.shape);
@@ -352,6 +372,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     waitMinutes: inputs['wait-minutes'],
     comment: inputs.comment,
     wranglerConfig: inputs['wrangler-config'],
+    spendAlertUsdPerHour: inputs['spend-alert-usd-per-hour'],
   };
 }
 

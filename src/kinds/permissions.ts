@@ -6,16 +6,35 @@ import type { KindPermission } from './kind.ts';
 import { KIND_LIST } from './registry.ts';
 
 export interface TokenPermission extends KindPermission {
-  /** A kind's key (`workers`, `d1`, …), or the name of a kind's conditional permission (`containers`). */
+  /** A kind's key (`workers`, `d1`, …), the name of a kind's conditional permission (`containers`), or `analytics`. */
   kind: string;
   /** When it is needed, if not whenever the config names resources of its kind. */
   onlyWhen?: string;
+  /** An optional permission: what it is only for, the rest works without it. */
+  onlyFor?: string;
 }
 
-/** Every kind's own permission, then the conditional ones (the table reads "always" before "only when"). */
+/**
+ * The spend read (src/spend/): what each slot's compute spent in the last hour. Optional: without
+ * it each gc run warns once and shows no spend, and everything else works.
+ */
+export const ANALYTICS_PERMISSION: TokenPermission = {
+  kind: 'analytics',
+  resources: 'account analytics',
+  dashboard: 'Account Analytics: Read',
+  apiName: 'Account Analytics Read',
+  use: "one GraphQL Analytics query a run: each slot's requests, alarms and Durable Object time over the last hour, for the spend columns and the alert about a live lease; without it a run warns once and shows no spend",
+  onlyFor: 'the spend read',
+};
+
+/**
+ * Every kind's own permission, then the conditional ones, then the optional one (the table reads
+ * "always" before "only when" before "optional").
+ */
 export const TOKEN_PERMISSIONS: readonly TokenPermission[] = [
   ...KIND_LIST.map((kind) => ({ kind: kind.key, ...kind.permission })),
   ...KIND_LIST.flatMap((kind) => kind.conditionalPermissions ?? []),
+  ANALYTICS_PERMISSION,
 ];
 
 export function permissionOf(kind: string): TokenPermission {

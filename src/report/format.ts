@@ -80,5 +80,6 @@ export function leftByLastTenant(
 export function waitingText(slot: { reason: string; waitingMs: number }, command: string): string {
   if (slot.reason === 'held-by-pull-request') return formatDuration(slot.waitingMs);
   if (slot.reason === 'closed-pr') return 'pull request closed';
+  if (slot.reason === 'parked') return `parked ${formatDuration(slot.waitingMs)} ago`;
   return command === 'acquire' ? slot.reason : `${formatDuration(slot.waitingMs)} (${slot.reason})`;
 }

@@ -4,6 +4,8 @@ import type { PacerUsage } from '../cloudflare/pacer.ts';
 import type { Command } from '../config/settings.ts';
 import type { InventoryState } from '../kinds/inventory.ts';
 import type { KindKey, StepKind } from '../kinds/registry.ts';
+import type { ActivityFigures } from '../spend/activity.ts';
+import type { Burning } from '../spend/estimate.ts';
 
 export type SlotOutcome =
   /** Erased completely and released clean. */
@@ -23,7 +25,9 @@ export type SlotOutcome =
   | 'erased'
   /** Dry run: what a real run would do. */
   | 'would-reclaim'
-  | 'would-release';
+  | 'would-release'
+  /** gc: a parked slot's compute still ran after its park; marked dirty, the next sweep parks it again. */
+  | 'still-running';
 
 /** Outcomes that make the run fail and that need a person. */
 export const FAILED_OUTCOMES: ReadonlySet<SlotOutcome> = new Set([
@@ -66,10 +70,14 @@ export interface SlotReport {
   previousHolder: string | null;
   /**
    * expired / dirty: gc's selection, or what acquire found in the slot it got; held-by-pull-request:
-   * cleanup; closed-pr: gc found the holder's pull request closed or merged.
+   * cleanup; closed-pr: gc found the holder's pull request closed or merged; parked: gc's spend read
+   * found a free, clean slot's compute still running.
    */
-  reason: 'expired' | 'dirty' | 'held-by-pull-request' | 'closed-pr';
-  /** Server time the slot waited: since its lease expired or since its dirty release; cleanup: how long the pull request held it. */
+  reason: 'expired' | 'dirty' | 'held-by-pull-request' | 'closed-pr' | 'parked';
+  /**
+   * Server time the slot waited: since its lease expired, its dirty release, or its park; cleanup: how
+   * long the pull request held it.
+   */
   waitingMs: number;
   outcome: SlotOutcome;
   /** What went wrong, when something did. */
@@ -95,6 +103,53 @@ export interface PoolRow {
   /** Erases of this slot that failed in a row (0 when the last one worked). */
   eraseFailures: number;
   lastEraseFailure: { step: string; message: string; at: number } | null;
+  /** Its last hour at Cloudflare: this run's read, or the semaphore's record of an earlier one; undefined: neither. */
+  spend?: SlotSpend;
+}
+
+/** What a slot's compute spent in the last hour (src/spend/): the figures and Cloudflare's prices. */
+export interface SlotSpend {
+  /** `read`: this run read it; `stored`: gc's record of an earlier read, kept by the semaphore. */
+  source: 'read' | 'stored';
+  /** The hour read (ms since the epoch). */
+  from: number;
+  until: number;
+  usdPerHour: number;
+  figures: ActivityFigures;
+  /** The costliest part, when something costs. */
+  burning: SpendBurning | null;
+  /** A free slot whose compute ran after its park and the grace after it. */
+  stillRunning: boolean;
+  /** A live lease spending above `spend-alert-usd-per-hour`. */
+  overAlert: boolean;
+}
+
+/** What burns: one Durable Object namespace (its class when a listing named it), or the Workers' requests. */
+export type SpendBurning =
+  | (Extract<Burning, { part: 'objects' }> & { className: string | null })
+  | Extract<Burning, { part: 'worker' }>;
+
+/** The run's spend read: whether it happened, over which hour, at which prices and threshold. */
+export interface SpendSummary {
+  /** `read`: Cloudflare answered; `stored`: shown from the semaphore's records; `failed`: see `problem`. */
+  source: 'read' | 'stored' | 'failed';
+  from: number | null;
+  until: number | null;
+  alertUsdPerHour: number;
+  /** The date of the price table the estimate used. */
+  pricesAsOf: string;
+  /** Compute the read could place in no slot: an account's own namespaces invoked by nothing in the hour. */
+  unexplained: { namespaces: number; usdPerHour: number } | null;
+  /** Datasets that answered as many rows as asked for: figures may be low. */
+  truncated: string[];
+}
+
+/** A live lease above the threshold that this run raised the day's alert for. */
+export interface SpendAlert {
+  slug: string;
+  holder: string;
+  usdPerHour: number;
+  burning: SpendBurning | null;
 }
 
 /**
@@ -181,6 +236,10 @@ export interface RunReport {
   acquired?: AcquiredSlot;
   /** doctor: the pool, slot by slot, against the config. */
   doctor?: DoctorReport;
+  /** gc and status: the last hour's spend read (each slot's figures are in `poolAfter`). */
+  spend?: SpendSummary;
+  /** gc: the spend alerts this run raised (one per live lease a day, the semaphore decides). */
+  spendAlerts?: SpendAlert[];
 }
 
 /** doctor: one thing found about a slot. A problem needs a person and fails the run; a note does not. */

@@ -1,6 +1,7 @@
 // Posts a finished report to GitHub: outputs, the job summary and a few annotations. Publishing never
 // fails the run; a summary that cannot be written is a warning, not a lost lease.
 import { countOutcomes, doctorProblemSlots, FAILED_OUTCOMES, type RunReport } from './model.ts';
+import { alertAnnotation } from './spend-text.ts';
 import { renderSummary } from './summary.ts';
 
 /** The part of @actions/core that publishing uses, so tests can pass their own. */
@@ -24,6 +25,7 @@ export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>):
   io.setOutput('deferred', counts.deferred);
   io.setOutput('failed', counts.failed);
   io.setOutput('report', JSON.stringify(report));
+  if (report.spend !== undefined) io.setOutput('spend', JSON.stringify(spendOutput(report)));
   const slot = report.acquired;
   if (slot === undefined) return;
   io.setOutput('slot', slot.slug);
@@ -52,6 +54,42 @@ function slotAnnotations(report: RunReport): { title: string; message: string }[
   return [...failed, ...doctor];
 }
 
+/** The `spend` output: one entry per slot with figures, as the pool table shows them. */
+export function spendOutput(report: RunReport) {
+  const alerted = new Set((report.spendAlerts ?? []).map((alert) => alert.slug));
+  return (report.poolAfter ?? []).flatMap((row) =>
+    row.spend === undefined
+      ? []
+      : [
+          {
+            slot: row.slug,
+            holder: row.holder,
+            state: row.leaseState === 'available' ? 'free' : row.expired ? 'expired' : 'leased',
+            usdPerHour: row.spend.usdPerHour,
+            ...row.spend.figures,
+            from: new Date(row.spend.from).toISOString(),
+            until: new Date(row.spend.until).toISOString(),
+            source: row.spend.source,
+            stillRunning: row.spend.stillRunning,
+            overAlert: row.spend.overAlert,
+            alerted: alerted.has(row.slug),
+          },
+        ],
+  );
+}
+
+/** GitHub shows 10 warnings per step: the run's own warnings first, then as many spend alerts as fit. */
+const MAX_WARNINGS = 10;
+
+/** Each spend alert the semaphore allowed today, as a warning naming the slot, holder, cost and cause. */
+function annotateSpend(report: RunReport, io: Pick<PublishIO, 'warning'>): void {
+  const room = Math.max(0, MAX_WARNINGS - (report.warnings ?? []).length);
+  for (const alert of (report.spendAlerts ?? []).slice(0, room)) {
+    const { title, message } = alertAnnotation(alert, report);
+    io.warning(message, { title });
+  }
+}
+
 export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notice'>): void {
   const needingAPerson = slotAnnotations(report);
   for (const slot of needingAPerson.slice(0, MAX_SLOT_ANNOTATIONS))
@@ -68,6 +106,7 @@ export function annotate(report: RunReport, io: Pick<PublishIO, 'error' | 'notic
 export async function publishReport(report: RunReport, io: PublishIO): Promise<void> {
   setOutputs(report, io);
   for (const warning of report.warnings ?? []) io.warning(warning, { title: 'preview-gc' });
+  annotateSpend(report, io);
   annotate(report, io);
   try {
     await io.writeSummary(renderSummary(report));

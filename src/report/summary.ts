@@ -9,11 +9,13 @@ import {
   type ApiUsageReport,
   leftLine,
   needsRepair,
+  type PoolRow,
   type RunReport,
   runFailed,
   type SlotOutcome,
   type SlotReport,
 } from './model.ts';
+import { alertParts, dollarsPerHour, lastHourCell, spendFlags, spendNote } from './spend-text.ts';
 import * as view from './view.ts';
 
 /** GitHub refuses a step summary over 1 MiB; stay well under it so the run's summary always posts. */
@@ -26,6 +28,7 @@ const TONE_ICON: Record<view.OutcomeTone, string> = {
   stopped: '⏹️',
   failed: '❌',
   preview: '🔍',
+  warning: '⚠️',
 };
 
 function outcomeLabel(outcome: SlotOutcome): string {
@@ -211,21 +214,58 @@ function nextStepLines(nextStep: string): string[] {
     : [`**Next:** ${esc(nextStep)}`];
 }
 
+const SPEND_FLAG_ICON: Record<string, string> = { 'still running': '⚠️', 'above the alert': '🔥' };
+
+/** The pool table's spend cells: the hour's figures and the dollars, flagged. */
+function spendCells(row: PoolRow, report: RunReport): string[] {
+  if (row.spend === undefined) return ['–', '–'];
+  const flags = spendFlags(row.spend).map((flag) => ` ${SPEND_FLAG_ICON[flag] ?? ''} ${flag}`);
+  return [esc(lastHourCell(row, report)), `${esc(dollarsPerHour(row.spend.usdPerHour))}${flags.join('')}`];
+}
+
 function poolTable(report: RunReport): string[] {
   if (report.poolAfter === null) return [];
   const heading = `### ${view.poolHeading(report)}`;
   if (report.poolAfter.length === 0) return [heading, '', 'The pool has no slots.', ''];
+  const spend = report.spend !== undefined;
+  const note = spendNote(report);
   return [
     heading,
     '',
-    '| Slot | State | Holder | Lease | Dirty | Generation |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...report.poolAfter.map(
-      (row) =>
-        `| ${inlineCode(row.slug)} | ${row.leaseState}${row.expired ? ' (expired)' : ''} | ${holderCell(row.holder, report)} | ${view.leaseText(row)} | ${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''} | ${row.generation} |`,
-    ),
+    `| Slot | State | Holder | Lease | Dirty | Generation |${spend ? ' Last hour | $/h |' : ''}`,
+    `| --- | --- | --- | --- | --- | --- |${spend ? ' --- | --- |' : ''}`,
+    ...report.poolAfter.map((row) => {
+      const cells = [
+        inlineCode(row.slug),
+        `${row.leaseState}${row.expired ? ' (expired)' : ''}`,
+        holderCell(row.holder, report),
+        view.leaseText(row),
+        `${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''}`,
+        String(row.generation),
+        ...(spend ? spendCells(row, report) : []),
+      ];
+      return `| ${cells.join(' | ')} |`;
+    }),
     '',
+    ...(note === undefined ? [] : [`<sub>${esc(note)}</sub>`, '']),
   ];
+}
+
+/** The spend alerts this run raised: what their annotations say, with the holder linked and the command to copy. */
+function alertSection(report: RunReport): string[] {
+  const alerts = report.spendAlerts ?? [];
+  if (alerts.length === 0) return [];
+  const lines = ['### Spending above the alert', ''];
+  for (const alert of alerts) {
+    const parts = alertParts(alert, report);
+    const command = parts.release === null ? null : 'the command below';
+    lines.push(
+      `**${inlineCode(alert.slug)} 🔥 ${esc(dollarsPerHour(alert.usdPerHour))}.** Leased by ${holderCell(alert.holder, report)}, it spends ${esc(parts.cost)}${esc(parts.burns)}. ${esc(parts.advice(command))}`,
+      '',
+      ...(parts.release === null ? [] : ['```sh', escapeCodeBlock(parts.release), '```', '']),
+    );
+  }
+  return lines;
 }
 
 function usage(report: RunReport): string[] {
@@ -259,6 +299,7 @@ export function renderSummary(report: RunReport): string {
     slotTable(report),
     doctorSection(report),
     failures(report),
+    alertSection(report),
     repairSection(report),
     poolTable(report),
     report.command === 'status' ? [] : usage(report),

@@ -17,7 +17,7 @@ import {
 } from './model.ts';
 
 /** How an outcome reads: a tone each renderer gives its own mark (and colour), then its words. */
-export type OutcomeTone = 'done' | 'skipped' | 'waiting' | 'stopped' | 'failed' | 'preview';
+export type OutcomeTone = 'done' | 'skipped' | 'waiting' | 'stopped' | 'failed' | 'preview' | 'warning';
 
 export const OUTCOME_TONE: Record<SlotOutcome, OutcomeTone> = {
   reclaimed: 'done',
@@ -31,6 +31,7 @@ export const OUTCOME_TONE: Record<SlotOutcome, OutcomeTone> = {
   'release-failed': 'failed',
   'would-reclaim': 'preview',
   'would-release': 'preview',
+  'still-running': 'warning',
 };
 
 /** `erase-failed` reads "erase failed". */
@@ -54,20 +55,25 @@ export function headlineResult(report: RunReport, markup: Markup): string {
   }
   if (report.doctor !== undefined) return doctorHeadline(report.doctor);
   if (report.command === 'status') return plural(report.poolAfter?.length ?? 0, 'slot');
-  if (report.slots.length === 0) {
-    return report.command === 'cleanup'
-      ? `pull request #${report.pullRequest} holds no slot, nothing to do`
-      : 'nothing to reclaim';
+  // A slot found still running is not one the run took back: it is counted on its own.
+  const running = report.slots.filter((slot) => slot.outcome === 'still-running').length;
+  const stillRunning = running > 0 ? `${running} still running after its park` : '';
+  const worked = report.slots.length - running;
+  if (worked === 0) {
+    const nothing =
+      report.command === 'cleanup'
+        ? `pull request #${report.pullRequest} holds no slot, nothing to do`
+        : 'nothing to reclaim';
+    return [nothing, stillRunning].filter(Boolean).join(', ');
   }
   const verb = report.command === 'cleanup' ? 'released' : 'reclaimed';
   const counts = countOutcomes(report);
   return [
-    report.dryRun
-      ? `${report.slots.length} would be ${verb}`
-      : `${counts.reclaimed} of ${report.slots.length} ${verb}`,
+    report.dryRun ? `${worked} would be ${verb}` : `${counts.reclaimed} of ${worked} ${verb}`,
     counts.skipped > 0 ? `${counts.skipped} skipped` : '',
     counts.deferred > 0 ? `${counts.deferred} deferred` : '',
     counts.failed > 0 ? markup.failed(`${counts.failed} failed`) : '',
+    stillRunning,
   ]
     .filter(Boolean)
     .join(', ');

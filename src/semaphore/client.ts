@@ -27,9 +27,12 @@ import {
   type PoolsAnswer,
   poolsAnswerSchema,
   poolTypeSchema,
+  type RecordActivityAnswer,
+  type RecordActivityRequest,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
+  recordActivityAnswerSchema,
   releaseAnswerSchema,
   type SemaphoreEvent,
   type Slot,
@@ -330,6 +333,21 @@ export class SemaphoreClient {
       body: input,
       schema: slotSchema,
       // Marking dirty twice leaves the slot as marking it once did (only the event log grows).
+      retryable: true,
+    });
+  }
+
+  /**
+   * Keeps each slot's activity record; answers which slots it kept and which spend alerts the server
+   * allowed (one per lease a day). Repeating it writes the same records again, so it is retried; an
+   * alert the lost first answer allowed is not allowed again by the retry (it was, once).
+   */
+  recordActivity(input: RecordActivityRequest): Promise<RecordActivityAnswer> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/activity',
+      body: input,
+      schema: recordActivityAnswerSchema,
       retryable: true,
     });
   }

@@ -374,6 +374,8 @@ export const slotSchema = lazySchema(() =>
     /** Erases that failed in a row (dirty releases with `eraseFailure`); a clean release resets it to 0. */
     eraseFailures: z.int().nonnegative(),
     lastEraseFailure: z.object({ ...eraseFailureSchema.shape, at: epochMs }).nullable(),
+    /** The slot's last hour at Cloudflare as gc last read it; absent from a Worker older than the record. */
+    activity: storedActivitySchema.nullable().optional(),
   }),
 );
 
@@ -530,3 +532,97 @@ export function describeIssues(issues: readonly Issue[]): string {
     .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ` : '') + issue.message)
     .join('; ');
 }
+
+// Activity: what a slot's compute did at Cloudflare in the last hour, as gc read it from Cloudflare's
+// analytics (src/spend/), kept per slot so the console and `status` show it without a Cloudflare token.
+// A record is numbers only: figures, twelve five-minute buckets and a dollar estimate.
+
+/** Buckets a record may carry: the last hour's twelve five-minute parts (what gc writes). */
+export const MAX_ACTIVITY_BUCKETS = 12;
+/** The largest figure a record may carry; a number past it is not a count of anything an hour does. */
+export const MAX_ACTIVITY_FIGURE = 1e15;
+
+const figure = lazySchema(() =>
+  z
+    .number({ error: 'must be a number' })
+    .finite({ error: 'must be a finite number' })
+    .nonnegative({ error: 'must not be negative' })
+    .max(MAX_ACTIVITY_FIGURE, { error: `must be at most ${MAX_ACTIVITY_FIGURE}` }),
+);
+
+export const activityFiguresSchema = lazySchema(() =>
+  z.strictObject({
+    workerRequests: figure,
+    workerSubrequests: figure,
+    workerCpuMs: figure,
+    objectRequests: figure,
+    alarms: figure,
+    websocketMessages: figure,
+    activeSeconds: figure,
+    gbSeconds: figure,
+    rowsRead: figure,
+    rowsWritten: figure,
+    storedBytes: figure,
+  }),
+);
+
+/** What gc writes for a slot: the window it read, what it found, the estimate and whether parking failed. */
+export const activityRecordSchema = lazySchema(() =>
+  z
+    .strictObject({
+      from: epochMs,
+      until: epochMs,
+      usdPerHour: figure,
+      figures: activityFiguresSchema,
+      /** Oldest first, each covering an equal part of the window. */
+      buckets: z
+        .array(z.strictObject({ requests: figure, alarms: figure, usd: figure }))
+        .max(MAX_ACTIVITY_BUCKETS, { error: `buckets must be at most ${MAX_ACTIVITY_BUCKETS}` }),
+      /** A free slot whose compute ran after its park (and grace): gc marked it dirty to park it again. */
+      stillRunning: z.boolean(),
+    })
+    .refine((record) => record.until > record.from, { error: 'until must be after from', path: ['until'] }),
+);
+
+/** A slot's record as listings show it: what gc wrote, when (server time), and its last spend alert. */
+export const storedActivitySchema = lazySchema(() =>
+  z.object({
+    ...activityRecordSchema.shape,
+    at: epochMs,
+    /** When a spend alert about this slot's lease was last allowed (see `alert`), or null. */
+    alertedAt: epochMs.nullable(),
+  }),
+);
+
+export const recordActivityRequestSchema = lazySchema(() =>
+  z.strictObject({
+    type: poolTypeSchema,
+    slots: z
+      .array(
+        z.strictObject({
+          slug: slugSchema,
+          activity: activityRecordSchema,
+          /**
+           * The slot's live lease spends above the caller's threshold: the server allows one alert per
+           * lease (generation) a day, and answers whether this one is it.
+           */
+          alert: z.boolean().optional(),
+        }),
+      )
+      .min(1, { error: 'slots must not be empty' })
+      .max(MAX_SLOTS_PER_POOL, { error: `slots must be at most ${MAX_SLOTS_PER_POOL}` })
+      .refine((slots) => new Set(slots.map((slot) => slot.slug)).size === slots.length, {
+        error: 'slots must name each slug once',
+      }),
+  }),
+);
+
+/** `recorded`: slots whose record was written (unknown slugs are skipped); `alerted`: the alerts allowed. */
+export const recordActivityAnswerSchema = lazySchema(() =>
+  z.object({ recorded: z.array(slugSchema), alerted: z.array(slugSchema) }),
+);
+
+export type ActivityRecord = z.infer<typeof activityRecordSchema>;
+export type StoredActivity = z.infer<typeof storedActivitySchema>;
+export type RecordActivityRequest = z.infer<typeof recordActivityRequestSchema>;
+export type RecordActivityAnswer = z.infer<typeof recordActivityAnswerSchema>;

@@ -15,6 +15,7 @@ const LAYERS: readonly { name: string; holds: readonly string[] }[] = [
   { name: 'clients', holds: ['cloudflare/', 'semaphore/', 'github/'] },
   { name: 'kinds', holds: ['kinds/'] },
   { name: 'config', holds: ['config/'] },
+  { name: 'spend', holds: ['spend/'] },
   { name: 'erase', holds: ['erase/'] },
   { name: 'report', holds: ['report/'] },
   { name: 'commands', holds: ['commands/'] },

@@ -10,6 +10,9 @@ import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import type {
   AcquireSpecificRequest,
   Lease,
+  MarkDirtyRequest,
+  RecordActivityAnswer,
+  RecordActivityRequest,
   ReleaseAnswer,
   ReleaseRequest,
   RenewRequest,
@@ -48,7 +51,9 @@ export type SemaphoreCall =
   | { op: 'find'; slug: string }
   | { op: 'acquire-specific'; request: AcquireSpecificRequest }
   | { op: 'renew'; request: RenewRequest }
-  | { op: 'release'; request: ReleaseRequest };
+  | { op: 'release'; request: ReleaseRequest }
+  | { op: 'mark-dirty'; request: MarkDirtyRequest }
+  | { op: 'record-activity'; request: RecordActivityRequest };
 
 const refuseUnscripted: typeof fetch = async (input) => {
   throw new Error(`the test did not script ${String(input)}`);
@@ -90,6 +95,13 @@ export class ScriptedSemaphore extends SemaphoreClient {
   answerFind: (slug: string) => Promise<Slot> = async (slug) => {
     throw new Error(`the test did not script find(${slug})`);
   };
+  /** A semaphore that keeps every record and allows every alert asked for. */
+  answerRecordActivity: (request: RecordActivityRequest) => Promise<RecordActivityAnswer> = async (
+    request,
+  ) => ({
+    recorded: request.slots.map((slot) => slot.slug),
+    alerted: request.slots.filter((slot) => slot.alert === true).map((slot) => slot.slug),
+  });
 
   constructor() {
     super({ baseUrl: 'http://127.0.0.1:9', token: 'scripted', fetch: refuseUnscripted });
@@ -124,6 +136,16 @@ export class ScriptedSemaphore extends SemaphoreClient {
     return this.answerRelease(request);
   }
 
+  override async markDirty(request: MarkDirtyRequest): Promise<Slot> {
+    this.calls.push({ op: 'mark-dirty', request });
+    return slotRecord(request.slug, { dirty: true });
+  }
+
+  override recordActivity(request: RecordActivityRequest): Promise<RecordActivityAnswer> {
+    this.calls.push({ op: 'record-activity', request });
+    return this.answerRecordActivity(request);
+  }
+
   /** The operations in order, e.g. `['list', 'acquire-specific preview-1', 'release preview-1 clean']`. */
   trace(): string[] {
     return this.calls.map((call) => {
@@ -132,6 +154,8 @@ export class ScriptedSemaphore extends SemaphoreClient {
       if (call.op === 'release') {
         return `release ${call.request.slug}${call.request.clean === true ? ' clean' : ' dirty'}`;
       }
+      if (call.op === 'record-activity')
+        return `record-activity ${call.request.slots.map((slot) => `${slot.slug}${slot.alert ? ' alert' : ''}`).join(', ')}`;
       return `${call.op} ${call.request.slug}`;
     });
   }

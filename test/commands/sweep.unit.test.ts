@@ -13,6 +13,7 @@ import {
   scriptedEraser,
   slotRecord,
 } from './scripted-clients.ts';
+import { scriptedSpend, spendContext } from './spend-clients.ts';
 
 const OPTIONS: GcOptions = {
   dryRun: false,
@@ -36,12 +37,14 @@ const live = slotRecord('preview-9', {
 });
 
 describe('runGc', () => {
-  it('makes one semaphore call and asks nothing of Cloudflare when nothing expired and nothing is dirty', async () => {
+  it('makes one semaphore call and one analytics read when nothing expired, nothing is dirty and nothing runs', async () => {
     const semaphore = semaphoreWith(slotRecord('preview-1'), live);
     const eraser = scriptedEraser();
-    const report = await runGc(commandContext(semaphore, eraser), OPTIONS);
+    const spend = scriptedSpend();
+    const report = await runGc(commandContext(semaphore, eraser, { spend: spendContext(spend) }), OPTIONS);
 
     expect(semaphore.trace()).toEqual(['list']);
+    expect(spend.reads).toEqual([['preview-1', 'preview-9']]);
     expect(eraser.requests).toEqual([]);
     expect(report.slots).toEqual([]);
     expect(report.semaphoreRequests).toBe(1);

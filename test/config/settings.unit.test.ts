@@ -148,6 +148,16 @@ describe('parseSettings', () => {
     ).toEqual([expect.stringMatching(/input 'lease-minutes' must be a whole number from 60 to 43200/)]);
   });
 
+  it('reads the spend alert in dollars an hour, $1 by default, and refuses what is not an amount', () => {
+    expect(parseSettings(minimal).spendAlertUsdPerHour).toBe(1);
+    expect(parseSettings({ ...minimal, 'spend-alert-usd-per-hour': '2.50' }).spendAlertUsdPerHour).toBe(2.5);
+    for (const value of ['0', '-1', '$3', '1e3', '0.001', 'ten']) {
+      expect(problemsOf({ ...minimal, 'spend-alert-usd-per-hour': value })).toEqual([
+        `input 'spend-alert-usd-per-hour' must be an amount in US dollars from 0.01 to 100000, such as 1 or 2.50, got '${value}'`,
+      ]);
+    }
+  });
+
   it('accepts the YAML spellings of booleans that GitHub accepts', () => {
     expect(parseSettings({ ...minimal, 'dry-run': 'True' }).dryRun).toBe(true);
     expect(parseSettings({ ...minimal, 'reclaim-dirty': 'FALSE' }).reclaimDirty).toBe(false);

@@ -130,7 +130,16 @@ describe("acquire writes the slot's wrangler config, and wrangler deploys from i
       workers: [{ name: `shop-${slug}` }],
       d1: [{ name: `shop-${slug}-db`, id: ids.d1 }],
       kv: [{ name: `shop-${slug}-cache`, id: ids.kv }],
-      r2: [{ name: `shop-${slug}-files` }],
+      // The seed's objects are there and no rule expires them: the next tenant is told so.
+      r2: [
+        {
+          name: `shop-${slug}-files`,
+          left: {
+            state: 'left',
+            summary: '3 objects, and the lifecycle rule expire-preview-files is not in place to expire them',
+          },
+        },
+      ],
       queues: [{ name: `shop-${slug}-jobs`, id: ids.queue }],
       vectorize: [{ name: `shop-${slug}-embeddings`, id: `shop-${slug}-embeddings` }],
     });

@@ -208,5 +208,6 @@ export function newSlotRecord(type: string, slug: string, at: number): Slot {
     updatedAt: at,
     eraseFailures: 0,
     lastEraseFailure: null,
+    activity: null,
   };
 }

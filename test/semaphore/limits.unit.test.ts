@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   eventsAnswerSchema,
   listAnswerSchema,
+  MAX_ACTIVITY_BUCKETS,
   MAX_ANSWER_BYTES,
   MAX_DATA_BYTES,
   MAX_ERASE_MESSAGE_CODE_POINTS,
@@ -23,6 +24,43 @@ const HUGE = Number.MAX_SAFE_INTEGER;
 const NAME = `a${'-'.repeat(61)}z`; // 63 characters: the longest pool name or slug
 /** The most UTF-8 bytes a string of `codePoints` allowed characters takes: 4 per code point. */
 const widest = (codePoints: number): string => '😀'.repeat(codePoints);
+
+/** A figure that takes the most JSON characters a figure can (23): 17 digits and a long exponent. */
+const WIDEST_FIGURE = 1.2345678901234568e-300;
+
+/** The largest activity record: every figure and bucket at its widest. */
+function largestActivity() {
+  const figure = WIDEST_FIGURE;
+  const figures = Object.fromEntries(
+    [
+      'workerRequests',
+      'workerSubrequests',
+      'workerCpuMs',
+      'objectRequests',
+      'alarms',
+      'websocketMessages',
+      'activeSeconds',
+      'gbSeconds',
+      'rowsRead',
+      'rowsWritten',
+      'storedBytes',
+    ].map((name) => [name, figure]),
+  );
+  return {
+    from: LATEST - 1,
+    until: LATEST,
+    usdPerHour: figure,
+    figures,
+    buckets: Array.from({ length: MAX_ACTIVITY_BUCKETS }, () => ({
+      requests: figure,
+      alarms: figure,
+      usd: figure,
+    })),
+    stillRunning: false,
+    at: LATEST,
+    alertedAt: LATEST,
+  };
+}
 
 /** A `data` object of exactly MAX_DATA_BYTES of JSON. */
 function fullData(): Record<string, unknown> {
@@ -57,6 +95,7 @@ function largestSlot() {
       message: widest(MAX_ERASE_MESSAGE_CODE_POINTS),
       at: LATEST,
     },
+    activity: largestActivity(),
   };
 }
 
@@ -84,6 +123,7 @@ describe('protocol limits', () => {
   it('build their largest records within the rules', () => {
     expect(slotDataSchema.safeParse(fullData()).success).toBe(true);
     expect(bytes(fullData())).toBe(MAX_DATA_BYTES);
+    expect(JSON.stringify(WIDEST_FIGURE)).toHaveLength(23);
     expect(listAnswerSchema.safeParse({ now: LATEST, resources: [largestSlot()] }).success).toBe(true);
     expect(eventsAnswerSchema.safeParse({ events: [largestEvent()] }).success).toBe(true);
   });

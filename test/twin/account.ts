@@ -2,6 +2,7 @@
 // store per kind of the registry (`account.d1`, `account.kv`, …), with the seed and the state dump
 // made of the kinds' parts.
 import { AccountCore, type AccountCoreOptions } from './account-core.ts';
+import { AnalyticsStore } from './analytics/store.ts';
 import type { FaultTable } from './faults.ts';
 import { type KindOptions, type KindStates, type KindStores, TWIN_KIND_LIST } from './kinds.ts';
 import type { RateLimiter } from './limiter.ts';
@@ -19,6 +20,8 @@ export type TwinStateDump = { accountId: string } & KindStates & {
 
 class AccountOfKinds extends AccountCore {
   private readonly stores: Readonly<Record<string, unknown>>;
+  /** What the account's Workers and Durable Objects did, for the GraphQL Analytics API (not a kind). */
+  readonly analytics = new AnalyticsStore();
 
   constructor(options: TwinAccountOptions, stores: KindStores) {
     super(options);

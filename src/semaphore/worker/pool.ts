@@ -10,11 +10,14 @@ import {
   MAX_SLOTS_PER_POOL,
   type MarkDirtyRequest,
   type PoolSummary,
+  type RecordActivityAnswer,
+  type RecordActivityRequest,
   type ReleaseAnswer,
   type ReleaseRequest,
   type RenewRequest,
   type SemaphoreEvent,
   type Slot,
+  type StoredActivity,
 } from '../protocol.ts';
 import type { AcquireFlags, CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
 
@@ -29,6 +32,7 @@ export type PoolCommand =
   | { op: 'acquire'; request: AcquireRequest }
   | { op: 'renew'; request: RenewRequest; ownHolder?: string | undefined }
   | { op: 'release'; request: ReleaseRequest; ownHolder?: string | undefined }
+  | { op: 'record-activity'; request: RecordActivityRequest }
   | { op: 'events'; type: string; slug: string; limit: number };
 // `ownHolder`: the caller is a pull request's deploy job, and may touch only a lease of this holder
 // (roles.ts); the check is the pool's, in the command's transaction, since only the slot knows whose
@@ -88,15 +92,22 @@ export const poolTypeOf = (command: PoolCommand): string =>
 
 export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: number): PoolOutcome {
   switch (command.op) {
-    case 'list':
-      return answer({ now, resources: store.all().map((slot) => toSlot(command.type, slot, now)) });
+    case 'list': {
+      const activity = store.activity.all();
+      return answer({
+        now,
+        resources: store
+          .all()
+          .map((slot) => toSlot(command.type, slot, now, activity.get(slot.slug) ?? null)),
+      });
+    }
     case 'summary':
       return answer({ type: command.type, ...store.summary(now) } satisfies PoolSummary);
     case 'find': {
       const slot = store.find(command.slug);
       return slot === undefined
         ? notFound(command.type, command.slug)
-        : answer(toSlot(command.type, slot, now));
+        : answer(toSlot(command.type, slot, now, store.activity.of(slot.slug)));
     }
     case 'add':
       return add(store, command.request, now);
@@ -112,6 +123,8 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
       return renew(store, command.request, command.ownHolder, now);
     case 'release':
       return release(store, command.request, command.ownHolder, now);
+    case 'record-activity':
+      return recordActivity(store, command.request, now);
     case 'events':
       return store.find(command.slug) === undefined
         ? notFound(command.type, command.slug)
@@ -119,7 +132,7 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
   }
 }
 
-function toSlot(type: string, slot: SlotState, now: number): Slot {
+function toSlot(type: string, slot: SlotState, now: number, activity: StoredActivity | null): Slot {
   return {
     type,
     slug: slot.slug,
@@ -138,6 +151,7 @@ function toSlot(type: string, slot: SlotState, now: number): Slot {
     updatedAt: slot.updatedAt,
     eraseFailures: slot.eraseFailures,
     lastEraseFailure: slot.lastEraseFailure,
+    activity,
   };
 }
 
@@ -217,7 +231,7 @@ function add(store: PoolStore, request: AddRequest, now: number): PoolOutcome {
   };
   store.insert(slot);
   logEvent(store, slot, now, 'added', null, withNote({ dirty: slot.dirty }, request.note));
-  return answer(toSlot(request.type, slot, now), 201);
+  return answer(toSlot(request.type, slot, now, null), 201);
 }
 
 function remove(store: PoolStore, command: RemoveCommand, now: number): PoolOutcome {
@@ -250,6 +264,7 @@ function remove(store: PoolStore, command: RemoveCommand, now: number): PoolOutc
   }
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
   store.delete(slot);
+  store.activity.forget(slug);
   // The log outlives the slot, so a slot added again under the same slug shows its history.
   logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, withNote({}, note));
   store.pruneEventsOfDeletedSlugs();
@@ -277,7 +292,25 @@ function markDirty(
     slot.lease?.holder ?? null,
     withNote({ wasDirty: slot.dirty }, request.note),
   );
-  return answer(toSlot(request.type, marked, now));
+  return answer(toSlot(request.type, marked, now, store.activity.of(slot.slug)));
+}
+
+/**
+ * Keeps each slot's activity record (no event: it is what gc saw, not a change to the slot). A spend
+ * alert is allowed only while a live lease holds the slot, and once per lease a day (activity-store.ts).
+ */
+function recordActivity(store: PoolStore, request: RecordActivityRequest, now: number): PoolOutcome {
+  const recorded: string[] = [];
+  const alerted: string[] = [];
+  for (const entry of request.slots) {
+    const slot = store.find(entry.slug);
+    if (slot === undefined) continue;
+    const live = slot.lease !== null && slot.lease.leasedUntil > now;
+    if (store.activity.record(slot.slug, slot.generation, entry.activity, entry.alert === true && live, now))
+      alerted.push(slot.slug);
+    recorded.push(slot.slug);
+  }
+  return answer({ recorded, alerted } satisfies RecordActivityAnswer);
 }
 
 /** The current lease of the slot, if it was created by an earlier call with the same request id. */

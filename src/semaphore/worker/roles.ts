@@ -21,7 +21,7 @@ export const GC_ROLE_HOLDER = 'gc';
 /** What each role may do, in the words a refusal and `GET /api/whoami` use. */
 export const ROLE_MAY: Readonly<Record<Role, string>> = {
   admin: 'do everything: read, lease, force, mark slots dirty, add and remove slots',
-  gc: `read, acquire as holder '${GC_ROLE_HOLDER}' (without reuseHeld), renew and release its own leases, and force only on the full condition of what it read (ifHolder, ifGeneration and ifLeaseVersion); it may not add, remove or mark slots dirty`,
+  gc: `read, acquire as holder '${GC_ROLE_HOLDER}' (without reuseHeld), renew and release its own leases, force only on the full condition of what it read (ifHolder, ifGeneration and ifLeaseVersion), and record the slots' activity; it may not add, remove or mark slots dirty`,
   read: 'read the pools, the slots and their history; it may change nothing',
   'pull-request':
     "read, and acquire, renew and release only its own pull request's lease (the holder pr-<n> of its OIDC token), and mark the slot of that lease dirty; it may never force, add or remove slots",
@@ -58,7 +58,7 @@ export function ownHolder(caller: Caller): string | undefined {
 /** What a caller may not do on these write routes whatever their body: undefined when it may call them. */
 export function routeRefusal(
   caller: Caller,
-  route: 'slots' | 'lease' | 'mark-dirty' | 'test',
+  route: 'slots' | 'lease' | 'mark-dirty' | 'activity' | 'test',
 ): string | undefined {
   if (caller.role === 'admin') return undefined;
   if (caller.role === 'read') return 'change anything';
@@ -69,6 +69,9 @@ export function routeRefusal(
       return 'use the test routes';
     case 'mark-dirty':
       return caller.role === 'gc' ? 'mark slots dirty' : undefined;
+    // What a slot spent is gc's record (its sweep read it); a deploy job must not write another's.
+    case 'activity':
+      return caller.role === 'gc' ? undefined : "record the slots' activity";
     case 'lease':
       return undefined;
   }

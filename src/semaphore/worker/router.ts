@@ -18,6 +18,7 @@ import {
   MAX_POOLS,
   markDirtyRequestSchema,
   type PoolSummary,
+  recordActivityRequestSchema,
   releaseRequestSchema,
   renewRequestSchema,
   slotPathSchema,
@@ -149,11 +150,11 @@ async function roomForPool(env: Env, type: string): Promise<Response | undefined
   );
 }
 
-/** The body routes, and what each is to a role (routeRefusal): reading, leasing, marking, the inventory. */
+/** The body routes, and what each is to a role (routeRefusal): the inventory, leasing, marking, gc's activity records. */
 const BODY_ROUTES: Record<
   string,
   {
-    kind: 'slots' | 'lease' | 'mark-dirty';
+    kind: 'slots' | 'lease' | 'mark-dirty' | 'activity';
     run: (request: Request, env: Env, caller: Caller) => Promise<Response>;
   }
 > = {
@@ -207,6 +208,14 @@ const BODY_ROUTES: Record<
       bodyRoute(request, env, caller, {
         schema: markDirtyRequestSchema,
         command: (body) => ({ op: 'mark-dirty', request: body, ownHolder: ownHolder(caller) }),
+      }),
+  },
+  '/api/resources/activity': {
+    kind: 'activity',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: recordActivityRequestSchema,
+        command: (body) => ({ op: 'record-activity', request: body }),
       }),
   },
 };

@@ -89,6 +89,16 @@ export const POOL_MIGRATIONS: Migrations = [
     'ALTER TABLE slots ADD COLUMN lease_version INTEGER',
     'UPDATE slots SET lease_version = 1 WHERE lease_id IS NOT NULL',
   ],
+  // 6: each slot's last activity record (activity-store.ts) and its last spend alert.
+  [
+    `CREATE TABLE slot_activity (
+      slug TEXT PRIMARY KEY,
+      record TEXT NOT NULL,
+      at INTEGER NOT NULL,
+      alerted_at INTEGER,
+      alerted_generation INTEGER
+    )`,
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

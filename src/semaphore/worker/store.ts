@@ -2,6 +2,7 @@
 // the request ids of current leases. Every method is synchronous, so a pool operation made of several
 // calls runs without interleaving with any other request. The tables are defined in schema.ts.
 import type { EraseFailure, EventKind, SemaphoreEvent } from '../protocol.ts';
+import { ActivityStore } from './activity-store.ts';
 import type { SqlDatabase } from './schema.ts';
 
 /** Events kept per slug; older ones are dropped as new ones arrive. */
@@ -107,10 +108,13 @@ const scopeKey = (scope: RequestScope): string => (scope.kind === 'any' ? 'any' 
 
 export class PoolStore {
   readonly #sql: SqlDatabase;
+  /** The slots' activity records, in the same database. */
+  readonly activity: ActivityStore;
 
   /** `sql` must be migrated already (schema.ts). */
   constructor(sql: SqlDatabase) {
     this.#sql = sql;
+    this.activity = new ActivityStore(sql);
   }
 
   find(slug: string): SlotState | undefined {

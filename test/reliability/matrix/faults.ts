@@ -15,8 +15,12 @@ export const FAULT_TITLES: Record<FaultKind, string> = {
   refusal: 'success:false / schema violation',
 };
 
-/** Every Cloudflare route of a sweep, in the order it calls them: the credential check, then the erase. */
+/**
+ * Every Cloudflare route of a sweep, in the order it calls them: the spend read, the credential check,
+ * then the erase.
+ */
 export const CLOUDFLARE_ROUTES = [
+  'POST /graphql',
   'GET /user/tokens/verify',
   'GET /accounts/:account/workers/scripts',
   'GET /accounts/:account/workers/durable_objects/namespaces',

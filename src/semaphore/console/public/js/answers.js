@@ -20,6 +20,11 @@ const count = (value, where) =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
     ? value
     : bad(where, 'a whole number');
+/** @type {Reader<number>} */
+const amount = (value, where) =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0
+    ? value
+    : bad(where, 'a number of at least 0');
 /** @type {Reader<boolean>} */
 const flag = (value, where) => (typeof value === 'boolean' ? value : bad(where, 'true or false'));
 /** @type {Reader<Record<string, unknown>>} */
@@ -57,6 +62,17 @@ const leaseState = (value, where) =>
 
 const readPoolSummary = object({ type: text, slots: count, leased: count, expired: count, dirty: count });
 
+/** gc's record of the slot's last hour (the protocol's activity record); the page reads what it draws. */
+const readActivity = object({
+  from: count,
+  until: count,
+  at: count,
+  usdPerHour: amount,
+  stillRunning: flag,
+  figures: object({ workerRequests: amount, objectRequests: amount, alarms: amount, activeSeconds: amount }),
+  buckets: list(object({ requests: amount, alarms: amount, usd: amount })),
+});
+
 export const readSlot = object({
   type: text,
   slug: text,
@@ -72,6 +88,7 @@ export const readSlot = object({
   lastReleasedAt: nullable(count),
   eraseFailures: optional(count, 0),
   lastEraseFailure: optional(nullable(object({ step: text, message: text, at: count })), null),
+  activity: optional(nullable(readActivity), null),
 });
 
 const readEvent = object({
@@ -104,6 +121,7 @@ export const readConfig = object({
 
 /**
  * @typedef {ReturnType<typeof readSlot>} Slot
+ * @typedef {ReturnType<typeof readActivity>} Activity
  * @typedef {ReturnType<typeof readEvent>} SlotEvent
  * @typedef {ReturnType<typeof readWhoami>} Whoami
  */

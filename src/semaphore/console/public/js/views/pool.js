@@ -1,6 +1,8 @@
 // One pool: a row per slot with its state, holder, lease end (counting down by the server's clock),
-// dirt, generation and last holder, and the operator's actions.
+// dirt, generation, last holder, its last hour at Cloudflare and what that costs, and the operator's
+// actions.
 import { addSlot } from '../actions.js';
+import { lastHourView, spendView } from '../activity.js';
 import { button, dataText, h, table } from '../dom.js';
 import { holderView } from '../links.js';
 import { dirtView, leaseEndView, slotActions, stateBadge } from './slot-parts.js';
@@ -9,7 +11,18 @@ import { dirtView, leaseEndView, slotActions, stateBadge } from './slot-parts.js
 /** @typedef {import('./view.js').View} View */
 /** @typedef {import('./view.js').Context} Context */
 
-const HEADINGS = ['Slot', 'State', 'Holder', 'Lease ends', 'Dirty', 'Generation', 'Last holder', 'Actions'];
+const HEADINGS = [
+  'Slot',
+  'State',
+  'Holder',
+  'Lease ends',
+  'Dirty',
+  'Generation',
+  'Last holder',
+  'Last hour',
+  '$/h',
+  'Actions',
+];
 
 /**
  * @param {Slot} slot
@@ -27,6 +40,8 @@ function row(slot, context) {
     h('td', {}, dirtView(slot)),
     h('td', { class: 'number' }, String(slot.generation)),
     h('td', {}, holderView(slot.lastHolder)),
+    h('td', {}, lastHourView(slot.activity)),
+    h('td', { class: 'number' }, spendView(slot.activity)),
     h('td', {}, slotActions(slot, context)),
   );
 }

@@ -1,4 +1,6 @@
 // One slot: what it is now, its actions, and its history, newest first, a page at a time.
+
+import { lastHourView, spendView } from '../activity.js';
 import { ago, instant } from '../clock.js';
 import { button, dataText, factList, h, table } from '../dom.js';
 import { holderView } from '../links.js';
@@ -78,6 +80,8 @@ function summary(slot, context) {
     ['Last holder', holderView(slot.lastHolder)],
     ['Last acquired', when(slot.lastAcquiredAt)],
     ['Last released', when(slot.lastReleasedAt)],
+    ['Last hour', lastHourView(slot.activity, { words: true })],
+    ['$/h', spendView(slot.activity)],
   ];
   return [factList(facts), slotActions(slot, context)];
 }

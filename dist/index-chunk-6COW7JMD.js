@@ -1,4 +1,0 @@
-import { createRequire as __createRequire } from 'node:module';
-const require = __createRequire(import.meta.url);
-var i=/^\d+(\.\d+)?$/,o=/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /;function s(n,e){let r=n?.trim()??"";if(i.test(r))return u(Number(r)*1e3);if(!o.test(r))return;let t=Date.parse(r);return Number.isNaN(t)?void 0:u(t-e)}function f(n){let e=n?.trim()??"";return i.test(e)?u(Number(e)):void 0}function u(n){return Math.min(Math.max(0,n),864e5)}function d(n,e,r=Math.random){let t=Math.min(e.maxMs,e.baseMs*2**(n-1));return t/2+r()*(t/2)}function a(n){return Number.isSafeInteger(n)?String(n).replace(/\B(?=(\d{3})+$)/g,","):String(n)}function m(n,e,r=`${e}s`){return`${a(n)} ${n===1?e:r}`}function b(n){return n.length<=1?n[0]??"":`${n.slice(0,-1).join(", ")} and ${n.at(-1)}`}export{s as a,f as b,d as c,a as d,m as e,b as f};
-//# sourceMappingURL=index-chunk-6COW7JMD.js.map

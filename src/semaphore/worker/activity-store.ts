@@ -1,0 +1,68 @@
+// Each slot's last activity record (what gc read of its compute at Cloudflare), and the last spend
+// alert about its lease, in table `slot_activity` (schema.ts). Synchronous like PoolStore, so a record
+// and its alert check run inside the command's one transaction.
+import type { ActivityRecord, StoredActivity } from '../protocol.ts';
+import type { SqlDatabase } from './schema.ts';
+
+/** One spend alert per lease a day: the same lease alerts again only after this long. */
+const ALERT_INTERVAL_MS = 24 * 60 * 60_000;
+
+type ActivityRow = {
+  slug: string;
+  record: string;
+  at: number;
+  alerted_at: number | null;
+  alerted_generation: number | null;
+};
+
+function toStored(row: ActivityRow): StoredActivity {
+  return { ...(JSON.parse(row.record) as ActivityRecord), at: row.at, alertedAt: row.alerted_at };
+}
+
+export class ActivityStore {
+  readonly #sql: SqlDatabase;
+
+  constructor(sql: SqlDatabase) {
+    this.#sql = sql;
+  }
+
+  of(slug: string): StoredActivity | null {
+    const [row] = this.#sql.exec<ActivityRow>('SELECT * FROM slot_activity WHERE slug = ?', slug).toArray();
+    return row === undefined ? null : toStored(row);
+  }
+
+  /** Every slot's record, by slug. */
+  all(): Map<string, StoredActivity> {
+    const rows = this.#sql.exec<ActivityRow>('SELECT * FROM slot_activity').toArray();
+    return new Map(rows.map((row) => [row.slug, toStored(row)]));
+  }
+
+  /**
+   * Keeps `record` as the slot's; with `alert`, allows an alert unless one was allowed for this lease
+   * (its generation) less than ALERT_INTERVAL_MS ago. Answers whether this alert is allowed.
+   */
+  record(slug: string, generation: number, record: ActivityRecord, alert: boolean, now: number): boolean {
+    const [last] = this.#sql.exec<ActivityRow>('SELECT * FROM slot_activity WHERE slug = ?', slug).toArray();
+    const alertedRecently =
+      last?.alerted_at != null &&
+      last.alerted_generation === generation &&
+      now - last.alerted_at < ALERT_INTERVAL_MS;
+    const alerted = alert && !alertedRecently;
+    this.#sql.exec(
+      `INSERT INTO slot_activity (slug, record, at, alerted_at, alerted_generation) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (slug) DO UPDATE SET record = excluded.record, at = excluded.at,
+         alerted_at = excluded.alerted_at, alerted_generation = excluded.alerted_generation`,
+      slug,
+      JSON.stringify(record),
+      now,
+      alerted ? now : (last?.alerted_at ?? null),
+      alerted ? generation : (last?.alerted_generation ?? null),
+    );
+    return alerted;
+  }
+
+  /** A deleted slot's record goes with it: a slot added again under the slug starts without one. */
+  forget(slug: string): void {
+    this.#sql.exec('DELETE FROM slot_activity WHERE slug = ?', slug);
+  }
+}

@@ -1,0 +1,217 @@
+// Spend, end to end: the bundled action's gc against the real semaphore (workerd, its clock moved by the
+// test), the Cloudflare twin's GraphQL Analytics API and a GitHub double. A live lease burning $5 an
+// hour raises one warning a day and shows in `spend`; a slot parked an hour ago whose alarms still fire
+// is reported still running, released dirty and parked again; a token without Account Analytics Read
+// costs one warning and nothing else; a quiet pool makes one call to each side.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../../src/report/model.ts';
+import { type ActionRunResult, runAction } from '../support/action-run.ts';
+import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
+import { type SemaphoreProxy, startSemaphoreProxy } from '../support/semaphore-proxy.ts';
+import { advanceClock } from '../support/test-clock.ts';
+import { isErased, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
+
+const TOKENS = {
+  semaphore: 'sem-spend-5b2e9d71c3',
+  cloudflare: 'cf-spend-a04f7c3e96',
+  github: 'ghs-spend-38d1e6f0b2',
+};
+/** A token with every permission the erase needs, and not Account Analytics Read. */
+const NO_ANALYTICS_TOKEN = 'cf-spend-noanalytics-7e21c9';
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+let stack: ActionStack;
+let proxy: SemaphoreProxy;
+
+beforeAll(async () => {
+  stack = await startActionStack(TOKENS, { testClock: true });
+  proxy = await startSemaphoreProxy(stack.semaphore.url);
+  stack.twin.account.addToken(NO_ANALYTICS_TOKEN, {
+    status: 'active',
+    owner: 'user',
+    permissions: [
+      'Workers Scripts Write',
+      'D1 Write',
+      'Workers KV Storage Write',
+      'Workers R2 Storage Write',
+      'Workers Containers Read',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await stack?.close();
+});
+
+async function gc(pool: string, extra: Record<string, string> = {}): Promise<ActionRunResult> {
+  const result = await runAction(
+    actionInputs({ ...stack, semaphore: { url: proxy.url, token: TOKENS.semaphore } }, pool, {
+      command: 'gc',
+      'github-token': TOKENS.github,
+      ...extra,
+    }),
+    { env: { GITHUB_API_URL: stack.github.url } },
+  );
+  expectNoLeaks(result, [...Object.values(TOKENS), NO_ANALYTICS_TOKEN]);
+  return result;
+}
+
+const reportOf = (result: ActionRunResult): RunReport => JSON.parse(result.outputs.report ?? '{}');
+const spendOf = (result: ActionRunResult, slug: string) =>
+  (JSON.parse(result.outputs.spend ?? '[]') as { slot: string }[]).find((entry) => entry.slot === slug) as
+    | Record<string, unknown>
+    | undefined;
+/** The warning annotations of a run, as the runner reads them from the log. */
+const warnings = (result: ActionRunResult) =>
+  result.stdout.split('\n').filter((line) => line.startsWith('::warning'));
+
+/** The Durable Object namespace of a slot's Worker, as the twin lists it now. */
+function namespaceOf(slug: string): string {
+  const namespace = stack.twin
+    .state()
+    .durableObjectNamespaces.find((candidate) => candidate.script === `rel-${slug}`);
+  if (namespace === undefined) throw new Error(`rel-${slug} has no Durable Object namespace`);
+  return namespace.id;
+}
+
+/** The pool's clock: the semaphore's, which the listing carries and the read's hour ends at. */
+async function poolNow(pool: string): Promise<number> {
+  return (await stack.client.list(pool)).now;
+}
+
+describe('spend, end to end', () => {
+  it('a live lease burning $5/h raises one warning naming it, once a day, and shows in the spend output', async () => {
+    const pool = 'spend-live';
+    stack.twin.seed(slotSeed(stack.config, ['sl-1', 'sl-2']));
+    for (const slug of ['sl-1', 'sl-2']) await stack.client.add({ type: pool, slug });
+    await stack.client.acquireSpecific({ type: pool, slug: 'sl-2', holder: 'pr-1601', leaseMs: 2 * DAY });
+    stack.github.pullRequests.set(1601, 'open');
+    const now = await poolNow(pool);
+    // Some 870 objects woken by alarms, each active all the time: 399,360 GB-s and 312,000 alarms an hour.
+    stack.twin.account.analytics.add({
+      script: 'rel-sl-2',
+      namespaceId: namespaceOf('sl-2'),
+      from: now - 2 * HOUR,
+      until: now + 2 * DAY,
+      perMinute: { alarms: 5_200, activeSeconds: 52_000 },
+    });
+
+    const first = await gc(pool);
+    expect(first.exitCode, first.stdout).toBe(0);
+    expect(warnings(first)).toEqual([
+      "::warning title=preview-gc%3A sl-2 spends $5.04/h::sl-2, leased by pr-1601 (https://github.com/acme/shop/pull/1601), spends about $5.04/h (alert above $1.00/h): Durable Object class Room of rel-sl-2, woken by alarms (312,000 alarms in the hour, 867 object-hours active). Its lease is live, so gc leaves it alone. If the preview is not needed: `preview-gc release --pool spend-live --slot sl-2 --force` ends the lease only while pr-1601 still holds it at the generation it reads (the console's Force-release does the same); the next gc then parks it. This alert comes once a day per lease.",
+    ]);
+    expect(spendOf(first, 'sl-2')).toMatchObject({
+      holder: 'pr-1601',
+      state: 'leased',
+      usdPerHour: expect.closeTo(5.04, 2),
+      alarms: 312_000,
+      objectRequests: 312_000,
+      activeSeconds: 3_120_000,
+      overAlert: true,
+      alerted: true,
+    });
+    expect(spendOf(first, 'sl-1')).toMatchObject({ state: 'free', usdPerHour: 0, alerted: false });
+    expect(first.summary).toContain('| $5.04/h 🔥 above the alert |');
+
+    const second = await gc(pool);
+    expect(warnings(second)).toEqual([]);
+    expect(spendOf(second, 'sl-2')).toMatchObject({ overAlert: true, alerted: false });
+    // Automation never touches the live lease.
+    expect(await stack.client.find(pool, 'sl-2')).toMatchObject({ holder: 'pr-1601', generation: 1 });
+  });
+
+  it('a slot parked an hour ago whose alarms still fire is reported still running, released dirty and parked again', async () => {
+    const pool = 'spend-parked';
+    stack.twin.seed(slotSeed(stack.config, ['sp-1']));
+    await stack.client.add({ type: pool, slug: 'sp-1', dirty: true });
+    const namespaceId = namespaceOf('sp-1');
+    const parked = await gc(pool);
+    expect(reportOf(parked).slots).toMatchObject([{ slug: 'sp-1', outcome: 'reclaimed' }]);
+    expect(isErased(slotContents(stack.twin, stack.config, 'sp-1'))).toBe(true);
+    const parkedAt = (await stack.client.find(pool, 'sp-1')).lastReleasedAt ?? 0;
+
+    // An hour later, its objects still wake themselves: 6 alarms a minute, one object active throughout.
+    await advanceClock(stack.semaphore, pool, HOUR);
+    stack.twin.account.analytics.add({
+      script: 'rel-sp-1',
+      namespaceId,
+      from: parkedAt,
+      until: parkedAt + DAY,
+      perMinute: { alarms: 6, activeSeconds: 60 },
+    });
+    proxy.requests.length = 0;
+    const running = await gc(pool);
+
+    expect(running.exitCode, running.stdout).toBe(0);
+    const [slot] = reportOf(running).slots;
+    expect(slot).toMatchObject({ slug: 'sp-1', reason: 'parked', outcome: 'still-running' });
+    expect(slot?.problem).toMatch(
+      /^\d+ alarms, [\d.]+ object-hours active after its last park; parked again and released dirty, the next sweep reads whether it stopped$/,
+    );
+    // Parked again: the erase ran, compute first, under gc's lease, and the release kept it dirty.
+    expect(slot?.erase?.steps[0]?.kind).toBe('compute');
+    expect(running.outputs.reclaimed).toBe('0');
+    expect(running.summary).toContain('⚠️ still running');
+    expect(spendOf(running, 'sp-1')).toMatchObject({ stillRunning: true, state: 'free' });
+    expect(proxy.requests.map((request) => `${request.method} ${request.path.replace(/\?.*/, '')}`)).toEqual([
+      'GET /api/resources',
+      'POST /api/resources/mark-dirty',
+      'POST /api/resources/activity',
+      'POST /api/resources/acquire-specific',
+      ...Array(3).fill('POST /api/resources/renew'),
+      'POST /api/resources/release',
+      'GET /api/resources',
+    ]);
+    const after = await stack.client.find(pool, 'sp-1');
+    expect(after).toMatchObject({ dirty: true, eraseFailures: 1, lastHolder: 'gc' });
+    expect(after.lastEraseFailure?.message).toMatch(/^still running after its park: \d+ alarms/);
+    const events = (await stack.client.events(pool, 'sp-1', 6)).filter((event) => event.event !== 'renewed');
+    expect(events.slice(0, 3).map((event) => event.event)).toEqual(['released', 'acquired', 'marked-dirty']);
+    expect(events[0]?.detail).toMatchObject({ clean: false, eraseFailure: { step: 'compute' } });
+    expect(events[2]?.detail.note).toMatch(/^gc: still running after its park \(\d+ alarms/);
+
+    // The alarms stop; the next sweep's hour shows nothing after this park, and the slot is clean again.
+    stack.twin.account.analytics.clear();
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const stopped = await gc(pool);
+    expect(reportOf(stopped).slots).toMatchObject([{ slug: 'sp-1', reason: 'dirty', outcome: 'reclaimed' }]);
+    expect(await stack.client.find(pool, 'sp-1')).toMatchObject({ dirty: false, eraseFailures: 0 });
+  });
+
+  it('a token without Account Analytics Read costs one warning, and the sweep reclaims as it would', async () => {
+    const pool = 'spend-refused';
+    stack.twin.seed(slotSeed(stack.config, ['sr-1']));
+    await stack.client.add({ type: pool, slug: 'sr-1', dirty: true });
+    stack.twin.seed(tenantData(stack.config, 'sr-1', 'tenant'));
+
+    const run = await gc(pool, { 'cloudflare-api-token': NO_ANALYTICS_TOKEN });
+
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.outputs).toMatchObject({ reclaimed: '1', failed: '0', spend: '[]' });
+    expect(warnings(run)).toEqual([
+      "::warning title=preview-gc::The spend read (Cloudflare's GraphQL Analytics API) did not answer: HTTP 403: not authorized for that account (authz). Nothing else is affected: the sweep went on without it; give the Cloudflare API token 'Account Analytics: Read' (README, step 2) to see what each slot costs.",
+    ]);
+    expect(isErased(slotContents(stack.twin, stack.config, 'sr-1'))).toBe(true);
+  });
+
+  it('a quiet pool makes exactly one semaphore call and one Cloudflare call, the analytics read', async () => {
+    const pool = 'spend-quiet';
+    stack.twin.seed(slotSeed(stack.config, ['sq-1', 'sq-2'], ['sq-1', 'sq-2']));
+    for (const slug of ['sq-1', 'sq-2']) await stack.client.add({ type: pool, slug });
+    proxy.requests.length = 0;
+    stack.twin.resetRequests();
+
+    const run = await gc(pool);
+
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.summary.split('\n')[0]).toBe('## ✅ preview-gc gc on pool `spend-quiet`: nothing to reclaim');
+    expect(proxy.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      `GET /api/resources?type=${pool}`,
+    ]);
+    expect(stack.twin.requests().map((request) => request.route)).toEqual(['POST /graphql']);
+    expect(reportOf(run).cloudflare).toMatchObject({ requests: 1, byKind: { 'analytics.graphql': 1 } });
+  });
+});
