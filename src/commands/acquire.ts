@@ -216,9 +216,11 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   // The ids the deploy binds: the run's listings (the erase's, or made now for a clean slot).
   const located = await ctx.eraser.resources(lease.slug);
   if ('problem' in located) {
+    const problem = located.problem.endsWith('.') ? located.problem : `${located.problem}.`;
+    const fix = located.nextStep === undefined ? '' : ` Fix: ${located.nextStep}`;
     return report({
       problems: [
-        `${holder} holds ${lease.slug}, but ${located.problem} The pull request keeps the slot; ${located.nextStep ?? 'push again to try again.'}`,
+        `${problem.charAt(0).toUpperCase()}${problem.slice(1)} ${holder} keeps ${lease.slug} meanwhile (its lease stands).${fix}`,
       ],
       expired,
       slots,
@@ -231,7 +233,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   } catch (error) {
     return report({
       problems: [
-        `${holder} holds ${lease.slug}, but its wrangler config could not be written (${oneLineError(error)}). The pull request keeps the slot; push again to try again.`,
+        `The slot's wrangler config could not be written (${oneLineError(error)}). ${holder} keeps ${lease.slug} meanwhile (its lease stands). Fix: push again to try again.`,
       ],
       expired,
       slots,

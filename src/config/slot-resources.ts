@@ -21,8 +21,15 @@ function protectionOf(name: string, config: SlotConfig): string | undefined {
   return glob === undefined ? undefined : `matches the protect pattern '${glob}'`;
 }
 
-/** Stand-ins for the placeholders: letters and digits, so a word that runs into one (`prod{n}`) is not whole. */
-const WORD_STAND_INS = ['q7', 'z9x'];
+/**
+ * Stand-ins for the placeholders, as unlike a protected word as each can be: `{slot}` a slug ending in a
+ * digit and one ending in a letter, `{n}` digits only (it is always a number). A word runs into `{slot}`
+ * (`{slot}prod` is not whole for `preview-x`), but never into `{n}`: `prod{n}` is `prod` and a number.
+ */
+const WORD_STAND_INS = [
+  { slot: 'q7', n: '7' },
+  { slot: 'z9x', n: '42' },
+];
 /** Characters no pattern spells, of two lengths, so a `?` that only a one-character slot fills does not count. */
 const PATTERN_STAND_INS = ['\u0000', '\u0000'.repeat(9)];
 
@@ -33,13 +40,16 @@ const PATTERN_STAND_INS = ['\u0000', '\u0000'.repeat(9)];
  * is refused when it is read. Each stand-in must be protected for the template to count.
  */
 function fixedProtectionOf(template: string, config: Pick<SlotConfig, 'protect' | 'protectWords'>) {
-  const filled = (standIn: string) => template.replaceAll('{slot}', standIn).replaceAll('{n}', standIn);
+  const filled = (standIn: { slot: string; n: string }) =>
+    template.replaceAll('{slot}', standIn.slot).replaceAll('{n}', standIn.n);
   const word = config.protectWords.find((candidate) =>
     WORD_STAND_INS.every((standIn) => firstProtectedWord(filled(standIn), [candidate]) !== undefined),
   );
   if (word !== undefined) return `contains the protected word '${word}' (protect-words) in its fixed part`;
   const glob = config.protect.find((candidate) =>
-    PATTERN_STAND_INS.every((standIn) => firstMatchingGlob(filled(standIn), [candidate]) !== undefined),
+    PATTERN_STAND_INS.every(
+      (standIn) => firstMatchingGlob(filled({ slot: standIn, n: standIn }), [candidate]) !== undefined,
+    ),
   );
   return glob === undefined ? undefined : `matches the protect pattern '${glob}' whatever the slot`;
 }

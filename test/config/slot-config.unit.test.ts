@@ -332,6 +332,11 @@ describe('resourcesForSlot', () => {
     expect(words.message).toMatch(
       /^the slot config \.github\/preview-slots\.yml was refused \(nothing was changed\)/,
     );
+    // {n} is always a number, and a word ends where digits begin: prod{n} is prod in every slot.
+    const beforeNumber = refusal('pool: p\nresources:\n  d1: [{ name: "prod{n}-db" }]\n');
+    expect(beforeNumber.problems.map((problem) => problem.message)).toEqual([
+      "'prod{n}-db' contains the protected word 'prod' (protect-words) in its fixed part, so the name of every slot would be protected and every slot refused; rename the template (or change protect-words or protect)",
+    ]);
     const pattern = refusal(
       'pool: p\nresources:\n  d1: [{ name: "app-live-{slot}" }]\n  kv: [{ title: "app-{slot}" }]\nprotect: ["*-live-*"]\n',
     );
@@ -345,10 +350,15 @@ describe('resourcesForSlot', () => {
 
   it('reads a template whose protected word runs into a placeholder, or whose pattern needs a particular slot: only such slots are refused', () => {
     const config = parseSlotConfig(
-      'pool: p\nresources:\n  d1: [{ name: "prod{n}-db" }]\n  kv: [{ title: "{slot}prod" }]\n',
+      'pool: p\nresources:\n  d1: [{ name: "prod{slot}-db" }]\n  kv: [{ title: "{slot}prod" }]\n',
       FILE,
     );
-    expect(resourcesForSlot(config, 'preview-3').d1[0]?.name).toBe('prod3-db');
+    expect(resourcesForSlot(config, 'preview-x').d1[0]?.name).toBe('prodpreview-x-db');
+    expect(resourcesForSlot(config, 'preview-x').kv[0]?.title).toBe('preview-xprod');
+    // preview-3prod is preview, 3 and prod: the word is whole there, and only that slot is refused.
+    expect(() => resourcesForSlot(config, 'preview-3')).toThrow(
+      /'\{slot\}prod' expands to 'preview-3prod', which contains the protected word 'prod'/,
+    );
     const oneDigit = parseSlotConfig(
       'pool: p\nresources:\n  d1: [{ name: "app-{n}-db" }]\nprotect: ["app-?-db"]\n',
       FILE,

@@ -339,14 +339,21 @@ describe('acquire: Cloudflare credentials, checked once before an erase', () => 
     },
   );
 
-  it('makes no Cloudflare call for a clean slot, so a wrong token does not stop its deploy', async () => {
+  it('says a wrong token once for a clean slot too, whose deploy needs the ids it cannot read; the pull request keeps the slot', async () => {
     const pool = 'acq-cred-clean';
     await addSlots(pool, ['clean-1']);
     stack.twin.resetRequests();
     const run = await acquire(pool, 82, { 'cloudflare-api-token': 'a-token-cloudflare-never-issued' });
-    expect(run.exitCode, run.stdout).toBe(0);
-    expect(run.outputs.slot).toBe('clean-1');
-    expect(stack.twin.requests()).toEqual([]);
+    expect(run.exitCode, run.stdout).toBe(1);
+    expect(run.outputs.slot).toBeUndefined();
+    const message =
+      "The Cloudflare API token is invalid or expired: Cloudflare does not accept it, so the slot's resources could not be read for its deploy. Fix: ";
+    expect(count(run.stdout, message), run.stdout).toBe(1);
+    expect(run.stdout).toContain('then re-run the deploy job. pr-82 keeps clean-1 meanwhile (its lease stands).');
+    expect(run.stdout).not.toContain('try another slot');
+    // The token check is the one call: nothing of the slot was asked for.
+    expect(requestsTouching(stack.twin, stack.config, 'clean-1')).toEqual([]);
+    expect(await slotOf(pool, 'clean-1')).toMatchObject({ leaseState: 'leased', holder: 'pr-82', dirty: false });
   });
 });
 
