@@ -95,7 +95,11 @@ export async function keepRecords(
         burning: shown.burning,
       });
     if (!alert && quiet(record) && (stored === null || stored === undefined || quiet(stored))) continue;
-    entries.push({ slug: slot.slug, activity: record, ...(alert ? { alert: true } : {}) });
+    entries.push({
+      slug: slot.slug,
+      activity: record,
+      ...(alert ? { alert: true, ifGeneration: slot.generation } : {}),
+    });
   }
   const allowed = new Set<string>();
   try {

@@ -94,6 +94,12 @@ describe('the spend step of gc', () => {
     // What the semaphore keeps: the window, the estimate, twelve buckets of requests, alarms and dollars.
     const written = semaphore.calls.find((call) => call.op === 'record-activity');
     const record = written?.op === 'record-activity' ? written.request.slots[0]?.activity : undefined;
+    // The alert names the lease it measured: the semaphore allows it only at that generation.
+    expect(written?.op === 'record-activity' && written.request.slots[0]).toMatchObject({
+      slug: 'preview-2',
+      alert: true,
+      ifGeneration: 7,
+    });
     expect(record?.buckets).toHaveLength(12);
     expect(record?.buckets[0]).toEqual({ requests: 26_000, alarms: 26_000, usd: expect.closeTo(0.42, 2) });
 
