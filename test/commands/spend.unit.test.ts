@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CloudflareCallError } from '../../src/cloudflare/call-error.ts';
 import { runGc } from '../../src/commands/sweep.ts';
-import type { Slot } from '../../src/semaphore/protocol.ts';
+import { recordActivityRequestSchema, type Slot } from '../../src/semaphore/protocol.ts';
 import {
   commandContext,
   expiredSlot,
@@ -113,6 +113,25 @@ describe('the spend step of gc', () => {
     expect(second.poolAfter?.find((candidate) => candidate.slug === 'preview-2')?.spend?.overAlert).toBe(
       true,
     );
+  });
+
+  it('keeps every record the semaphore can take: one with a figure past its limit is left out, named, and its alert raised', async () => {
+    const { semaphore, spend, ctx } = pool(liveLease('preview-2'), liveLease('preview-3', 'pr-43'));
+    // Each of twelve buckets within what an answer may carry, their hour past the semaphore's 10^15.
+    spend.activity.set('preview-2', { perBucket: { rowsRead: 1e14 } });
+    spend.activity.set('preview-3', { perBucket: RUNAWAY });
+
+    const report = await runGc(ctx, OPTIONS);
+
+    const written = semaphore.calls.filter((call) => call.op === 'record-activity');
+    expect(written).toHaveLength(1);
+    const request = written[0]?.op === 'record-activity' ? written[0].request : undefined;
+    expect(request?.slots.map((slot) => slot.slug)).toEqual(['preview-3']);
+    expect(recordActivityRequestSchema.safeParse(request).success).toBe(true);
+    expect(report.warnings).toContain(
+      "preview-2's activity was not kept in the semaphore (figures.rowsRead: must be at most 1000000000000000): the console shows its last record, and a spend alert about it may repeat.",
+    );
+    expect(report.spendAlerts?.map((alert) => alert.slug)).toEqual(['preview-2', 'preview-3']);
   });
 
   it('marks a free, clean slot dirty when its objects ran after the park and its grace, parks it again and keeps it dirty', async () => {
