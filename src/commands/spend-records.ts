@@ -3,7 +3,14 @@
 // the day's spend alert of each live lease above the threshold: the semaphore decides, in the same
 // transaction, so an alert comes once a day per lease however many runs race.
 import type { SpendAlert } from '../report/model.ts';
-import type { ActivityRecord, ListAnswer, RecordActivityRequest } from '../semaphore/protocol.ts';
+import {
+  type ActivityRecord,
+  activityRecordSchema,
+  describeIssues,
+  type ListAnswer,
+  type RecordActivityRequest,
+  toIssues,
+} from '../semaphore/protocol.ts';
 import { type ActivityFigures, hasActivity, type SlotActivity } from '../spend/activity.ts';
 import { computeUsd, usdPerHour } from '../spend/estimate.ts';
 import { redactData } from '../text/redact.ts';
@@ -65,10 +72,20 @@ function recordRequests(pool: string, entries: RecordActivityRequest['slots']): 
 }
 
 /**
+ * Why the semaphore would refuse the record (a figure past its limit), or null: such a record is left
+ * out of the write rather than have the whole request, every slot's record in it, refused.
+ */
+function refusalOf(record: ActivityRecord): string | null {
+  const checked = activityRecordSchema.safeParse(record);
+  return checked.success ? null : describeIssues(toIssues(checked.error).slice(0, 1));
+}
+
+/**
  * gc: keeps each slot's record in the semaphore (a slot quiet now and in its last record is not
  * written again, so a quiet pool writes nothing) and asks it to allow the day's alert for each live
- * lease above the threshold. Answers the alerts to raise. A write that fails is a warning, and its
- * alerts are raised anyway: a runaway told twice beats one not told.
+ * lease above the threshold. Answers the alerts to raise. A write that fails, or a record the
+ * semaphore would refuse, is a warning, and its alerts are raised anyway: a runaway told twice beats
+ * one not told.
  */
 export async function keepRecords(
   ctx: Pick<CommandContext, 'semaphore' | 'pool' | 'spend'>,
@@ -80,6 +97,7 @@ export async function keepRecords(
   const window = { from: spend.summary.from ?? 0, until: spend.summary.until ?? 0 };
   const entries: RecordActivityRequest['slots'] = [];
   const alerting = new Map<string, SpendAlert>();
+  const unkept = new Set<string>();
   for (const slot of listing.resources) {
     const activity = spend.read.get(slot.slug);
     const shown = spend.bySlug.get(slot.slug);
@@ -95,7 +113,19 @@ export async function keepRecords(
         burning: shown.burning,
       });
     if (!alert && quiet(record) && (stored === null || stored === undefined || quiet(stored))) continue;
-    entries.push({ slug: slot.slug, activity: record, ...(alert ? { alert: true } : {}) });
+    const refusal = refusalOf(record);
+    if (refusal !== null) {
+      unkept.add(slot.slug);
+      warnings.push(
+        `${slot.slug}'s activity was not kept in the semaphore (${refusal}): the console shows its last record, and a spend alert about it may repeat.`,
+      );
+      continue;
+    }
+    entries.push({
+      slug: slot.slug,
+      activity: record,
+      ...(alert ? { alert: true, ifGeneration: slot.generation } : {}),
+    });
   }
   const allowed = new Set<string>();
   try {
@@ -109,5 +139,5 @@ export async function keepRecords(
     );
     return [...alerting.values()];
   }
-  return [...alerting.values()].filter((alert) => allowed.has(alert.slug));
+  return [...alerting.values()].filter((alert) => allowed.has(alert.slug) || unkept.has(alert.slug));
 }

@@ -1,7 +1,7 @@
 // What the slots' compute spent in the last hour, for gc and status: one analytics read for the whole
 // pool (src/spend/), or, without one, the records gc kept in the semaphore; and which parked slots still
-// run. gc marks those dirty here and parks them again (sweep.ts), keeps each slot's record and raises
-// the day's alerts (spend-records.ts). A live lease is never touched. A read that fails is one
+// run. gc parks those again (sweep.ts: its acquire, a condition the semaphore checks, is what makes
+// them dirty), keeps each slot's record and raises the day's alerts (spend-records.ts). A live lease is never touched. A read that fails is one
 // warning: spend is something to see, never a reason for a sweep to fail.
 import { CloudflareCallError } from '../cloudflare/call-error.ts';
 import type { PoolRow, SlotSpend, SpendBurning, SpendSummary } from '../report/model.ts';
@@ -215,27 +215,6 @@ export function ranText(figures: Readonly<ActivityFigures>): string {
       : '',
   ];
   return parts.filter(Boolean).join(', ') || 'activity';
-}
-
-/**
- * gc: each still-running slot that is still clean marked dirty, with a note of what ran: should the run
- * not get to park it, the next sweep does. A mark that fails changes nothing else (gc's acquire makes
- * the slot dirty anyway).
- */
-export async function markStillRunning(
-  ctx: Pick<CommandContext, 'semaphore' | 'pool'>,
-  found: readonly StillRunning[],
-): Promise<void> {
-  for (const { slot, after } of found) {
-    if (slot.dirty) continue;
-    await ctx.semaphore
-      .markDirty({
-        type: ctx.pool,
-        slug: slot.slug,
-        note: `gc: still running after its park (${ranText(after)})`.slice(0, 200),
-      })
-      .catch(() => undefined);
-  }
 }
 
 /** The pool's rows with each slot's spend beside them. */

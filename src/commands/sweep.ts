@@ -21,7 +21,7 @@ import {
   findClosedPullRequestSlots,
 } from './reconcile.ts';
 import { type SelectedSlot, selectSlots } from './select.ts';
-import { markStillRunning, poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
+import { poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
 import { keepRecords } from './spend-records.ts';
 
 export interface GcOptions {
@@ -121,7 +121,7 @@ async function dryRunSlot(
       ...base,
       outcome: 'still-running',
       erase,
-      problem: `${ranText(candidate.running.after)} after its park; a real run marks it dirty and parks it again`,
+      problem: `${ranText(candidate.running.after)} after its park; a real run parks it again and releases it dirty`,
     };
   return { ...base, outcome: 'would-reclaim', erase };
 }
@@ -311,8 +311,6 @@ export async function runGc(
   const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
-  // A still-running slot is marked dirty first: should this run not get to park it, the next one does.
-  if (!options.dryRun) await markStillRunning(ctx, running);
   const alerts =
     spend === null || spend.summary.source !== 'read' || options.dryRun
       ? []

@@ -26,7 +26,7 @@ export type SlotOutcome =
   /** Dry run: what a real run would do. */
   | 'would-reclaim'
   | 'would-release'
-  /** gc: a parked slot's compute still ran after its park; marked dirty, the next sweep parks it again. */
+  /** gc: a parked slot's compute still ran after its park; parked again and released dirty, the next sweep reads again. */
   | 'still-running';
 
 /** Outcomes that make the run fail and that need a person. */

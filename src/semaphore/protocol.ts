@@ -607,6 +607,12 @@ export const recordActivityRequestSchema = lazySchema(() =>
            * lease (generation) a day, and answers whether this one is it.
            */
           alert: z.boolean().optional(),
+          /**
+           * The generation the caller measured the lease at: the alert is allowed only while the slot is
+           * still at it, so a lease taken since the caller's listing is neither alerted in the last
+           * holder's name nor has its own alert of the day used up.
+           */
+          ifGeneration: generationSchema.optional(),
         }),
       )
       .min(1, { error: 'slots must not be empty' })

@@ -1,9 +1,14 @@
 // The GraphQL Analytics API's answer to the spend query (query.ts), validated before any figure is
 // used: an answer is data from another system. Rows are loose (Cloudflare may add fields); every
-// number the estimate reads must be a finite, non-negative number, and every time a time.
+// number the estimate reads must be a non-negative number no larger than a count can be, and every
+// time a time.
 import * as z from '../zod.ts';
 
-const amount = z.number().finite().nonnegative();
+/**
+ * At most 2^53: past it a number counts nothing exactly, and finite figures that large add up to
+ * Infinity over a few rows ("$Infinity/h"). 50,000 rows of it still sum to a finite number.
+ */
+const amount = z.number().nonnegative().max(Number.MAX_SAFE_INTEGER);
 /** A sum Cloudflare leaves null when no row had the field. */
 const sum = amount.nullish().transform((value) => value ?? 0);
 const time = z

@@ -1,10 +1,10 @@
 // gc's spend step (src/commands/spend.ts) over injected clients: one read for the pool, a free slot whose
-// compute outlived its park marked dirty, records kept only where there is something to keep, one alert
+// compute outlived its park parked again and kept dirty (no mark-dirty: the gc role may not make one), records kept only where there is something to keep, one alert
 // a day for a live lease above the threshold, and a failed read that costs one warning and nothing else.
 import { describe, expect, it } from 'vitest';
 import { CloudflareCallError } from '../../src/cloudflare/call-error.ts';
 import { runGc } from '../../src/commands/sweep.ts';
-import type { Slot } from '../../src/semaphore/protocol.ts';
+import { recordActivityRequestSchema, type Slot } from '../../src/semaphore/protocol.ts';
 import {
   commandContext,
   expiredSlot,
@@ -94,6 +94,12 @@ describe('the spend step of gc', () => {
     // What the semaphore keeps: the window, the estimate, twelve buckets of requests, alarms and dollars.
     const written = semaphore.calls.find((call) => call.op === 'record-activity');
     const record = written?.op === 'record-activity' ? written.request.slots[0]?.activity : undefined;
+    // The alert names the lease it measured: the semaphore allows it only at that generation.
+    expect(written?.op === 'record-activity' && written.request.slots[0]).toMatchObject({
+      slug: 'preview-2',
+      alert: true,
+      ifGeneration: 7,
+    });
     expect(record?.buckets).toHaveLength(12);
     expect(record?.buckets[0]).toEqual({ requests: 26_000, alarms: 26_000, usd: expect.closeTo(0.42, 2) });
 
@@ -109,7 +115,26 @@ describe('the spend step of gc', () => {
     );
   });
 
-  it('marks a free, clean slot dirty when its objects ran after the park and its grace, parks it again and keeps it dirty', async () => {
+  it('keeps every record the semaphore can take: one with a figure past its limit is left out, named, and its alert raised', async () => {
+    const { semaphore, spend, ctx } = pool(liveLease('preview-2'), liveLease('preview-3', 'pr-43'));
+    // Each of twelve buckets within what an answer may carry, their hour past the semaphore's 10^15.
+    spend.activity.set('preview-2', { perBucket: { rowsRead: 1e14 } });
+    spend.activity.set('preview-3', { perBucket: RUNAWAY });
+
+    const report = await runGc(ctx, OPTIONS);
+
+    const written = semaphore.calls.filter((call) => call.op === 'record-activity');
+    expect(written).toHaveLength(1);
+    const request = written[0]?.op === 'record-activity' ? written[0].request : undefined;
+    expect(request?.slots.map((slot) => slot.slug)).toEqual(['preview-3']);
+    expect(recordActivityRequestSchema.safeParse(request).success).toBe(true);
+    expect(report.warnings).toContain(
+      "preview-2's activity was not kept in the semaphore (figures.rowsRead: must be at most 1000000000000000): the console shows its last record, and a spend alert about it may repeat.",
+    );
+    expect(report.spendAlerts?.map((alert) => alert.slug)).toEqual(['preview-2', 'preview-3']);
+  });
+
+  it('parks a free, clean slot again when its objects ran after the park and its grace, and keeps it dirty, with no mark the gc role may not make', async () => {
     const { semaphore, spend, eraser, ctx } = pool(
       parked('preview-1', HOUR),
       // A parked Worker keeps answering requests (503, no subrequest): that is not compute still running.
@@ -122,7 +147,6 @@ describe('the spend step of gc', () => {
 
     expect(semaphore.trace()).toEqual([
       'list',
-      'mark-dirty preview-1',
       'record-activity preview-1, preview-3',
       'acquire-specific preview-1',
       'renew preview-1',
@@ -131,10 +155,6 @@ describe('the spend step of gc', () => {
       'release preview-1 dirty',
       'list',
     ]);
-    const mark = semaphore.calls.find((call) => call.op === 'mark-dirty');
-    expect(mark?.op === 'mark-dirty' && mark.request.note).toBe(
-      'gc: still running after its park (300 alarms, 0.8 object-hours active)',
-    );
     // Parked again (every step ran), but released dirty: a failure of the compute step, counted in a row.
     expect(eraser.changed).toEqual(['preview-1 compute', 'preview-1 d1', 'preview-1 kv', 'preview-1 r2']);
     const release = semaphore.calls.find((call) => call.op === 'release');
@@ -191,8 +211,6 @@ describe('the spend step of gc', () => {
     expect((await runGc(still.ctx, OPTIONS)).slots.map((slot) => [slot.reason, slot.outcome])).toEqual([
       ['parked', 'still-running'],
     ]);
-    // Already dirty: no mark.
-    expect(still.semaphore.trace()).not.toContain('mark-dirty preview-1');
 
     const stopped = pool(flagged);
     expect((await runGc(stopped.ctx, OPTIONS)).slots.map((slot) => [slot.reason, slot.outcome])).toEqual([
@@ -247,7 +265,7 @@ describe('the spend step of gc', () => {
       [
         'preview-1',
         'still-running',
-        '300 alarms, 0.8 object-hours active after its park; a real run marks it dirty and parks it again',
+        '300 alarms, 0.8 object-hours active after its park; a real run parks it again and releases it dirty',
       ],
     ]);
     expect(report.spendAlerts).toBeUndefined();

@@ -100,6 +100,35 @@ describe('activity records', () => {
     expect(slot.activity?.alertedAt).toBe(slot.activity?.at);
   });
 
+  it('allows an alert only for the lease the caller measured: one taken since its listing is not alerted in its name', async () => {
+    const type = await poolWith('preview-1');
+    const measured = await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-7',
+      leaseMs: 7 * 24 * HOUR,
+    });
+    // Between gc's listing and its write, pr-8 takes the slot over.
+    const taken = await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-8',
+      leaseMs: HOUR,
+      force: true,
+    });
+    if (measured === null || taken === null) throw new Error('preview-1 could not be leased');
+    const alert = (ifGeneration: number) =>
+      local.client.recordActivity({
+        type,
+        slots: [{ slug: 'preview-1', activity: record(), alert: true, ifGeneration }],
+      });
+
+    // pr-7's hour is no reason to tell about pr-8, and pr-8's own alert of the day is not used up.
+    expect((await alert(measured.generation)).alerted).toEqual([]);
+    expect((await local.client.find(type, 'preview-1')).activity?.alertedAt).toBeNull();
+    expect((await alert(taken.generation)).alerted).toEqual(['preview-1']);
+  });
+
   it('forgets a deleted slot’s record: a slot added again under its name starts without one', async () => {
     const type = await poolWith('preview-1', 'preview-2');
     await local.client.recordActivity({ type, slots: [{ slug: 'preview-1', activity: record() }] });

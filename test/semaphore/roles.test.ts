@@ -63,6 +63,7 @@ function writes(type: string, leaseId: string, generation: number): [string, str
       { type, slug: 'preview-1', force: true, ifHolder: 'pr-8', ifGeneration: generation, ifLeaseVersion: 1 },
     ],
     ['POST', '/api/resources/mark-dirty', { type, slug: 'preview-2' }],
+    ['POST', '/api/resources/activity', { type, slots: [{ slug: 'preview-1', activity: {}, alert: true }] }],
   ];
 }
 
@@ -256,6 +257,14 @@ describe("a deploy job's OIDC token", () => {
         'release the lease on slot preview-1',
       ],
       [['POST', '/api/resources/mark-dirty', { type, slug: 'preview-1' }], 'mark dirty slot preview-1'],
+      [
+        [
+          'POST',
+          '/api/resources/activity',
+          { type, slots: [{ slug: 'preview-1', activity: {}, alert: true }] },
+        ],
+        "record the slots' activity",
+      ],
       [['POST', '/api/resources', { type, slug: 'preview-3' }], 'add or remove slots'],
       [['DELETE', `/api/resources/${type}/preview-2?ifGeneration=0`, undefined], 'add or remove slots'],
     ];

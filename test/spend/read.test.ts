@@ -188,6 +188,19 @@ describe('the spend read', () => {
     },
   );
 
+  it('refuses an answer whose figure is no count (past 2^53), before a sum of them turns to Infinity', async () => {
+    // Twelve five-minute rows of 5e307 requests each: every one finite, their hour's sum Infinity.
+    twin.account.analytics.add({ script: 'rel-s-1', ...HOUR, perMinute: { requests: 1e307 } });
+    const failed = await source()
+      .spend.read(SLUGS, WINDOW, { explainAboveUsd: 1 })
+      .catch((error: unknown) => error);
+
+    expect(failed).toBeInstanceOf(CloudflareCallError);
+    expect((failed as CloudflareCallError).detail).toMatch(
+      /^HTTP 200: not the GraphQL answer \(data\.viewer\.accounts\.0\.workers\.0\.sum\.requests: /,
+    );
+  });
+
   it('retries an outage like every Cloudflare call, and reports the last answer', async () => {
     twin.faults.add({ route: 'POST /graphql', status: 503 });
     try {

@@ -297,7 +297,8 @@ function markDirty(
 
 /**
  * Keeps each slot's activity record (no event: it is what gc saw, not a change to the slot). A spend
- * alert is allowed only while a live lease holds the slot, and once per lease a day (activity-store.ts).
+ * alert is allowed only while a live lease holds the slot, at the generation the caller measured it
+ * (ifGeneration), and once per lease a day (activity-store.ts).
  */
 function recordActivity(store: PoolStore, request: RecordActivityRequest, now: number): PoolOutcome {
   const recorded: string[] = [];
@@ -306,7 +307,9 @@ function recordActivity(store: PoolStore, request: RecordActivityRequest, now: n
     const slot = store.find(entry.slug);
     if (slot === undefined) continue;
     const live = slot.lease !== null && slot.lease.leasedUntil > now;
-    if (store.activity.record(slot.slug, slot.generation, entry.activity, entry.alert === true && live, now))
+    const measured = entry.ifGeneration === undefined || entry.ifGeneration === slot.generation;
+    const alert = entry.alert === true && live && measured;
+    if (store.activity.record(slot.slug, slot.generation, entry.activity, alert, now))
       alerted.push(slot.slug);
     recorded.push(slot.slug);
   }
