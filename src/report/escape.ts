@@ -49,6 +49,11 @@ export function escapeMarkdown(text: string): string {
   return escapeShown(showInvisible(text));
 }
 
+/** escapeMarkdown for text of several lines in one paragraph or cell: each line escaped, joined by <br>. */
+export function escapeLines(text: string): string {
+  return text.split('\n').map(escapeMarkdown).join('<br>');
+}
+
 /** escapeMarkdown for a pull request's title, whose emoji keep their joiners. */
 export function escapeTitle(text: string): string {
   return escapeShown(showInvisibleButEmoji(text));

@@ -3,7 +3,7 @@
 import { pastable } from '../text/shell.ts';
 import { formatCount, plural } from '../text/words.ts';
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
-import { escapeMarkdown as esc, escapeCodeBlock, escapeTitle, inlineCode } from './escape.ts';
+import { escapeMarkdown as esc, escapeCodeBlock, escapeLines, escapeTitle, inlineCode } from './escape.ts';
 import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
 import {
   type ApiUsageReport,
@@ -58,10 +58,10 @@ function banners(report: RunReport): string[] {
     lines.push('> [!WARNING]', `> **Stopped by ${esc(report.interruptedBy)}.** ${view.STOPPED_NOTICE}`, '');
   }
   for (const problem of report.problems) {
-    lines.push('> [!CAUTION]', `> ${esc(problem).replace(/\n/g, '<br>')}`, '');
+    lines.push('> [!CAUTION]', `> ${escapeLines(problem)}`, '');
   }
   for (const warning of report.warnings ?? []) {
-    lines.push('> [!WARNING]', `> ${esc(warning).replace(/\n/g, '<br>')}`, '');
+    lines.push('> [!WARNING]', `> ${escapeLines(warning)}`, '');
   }
   return lines;
 }
@@ -150,7 +150,7 @@ function doctorSection(report: RunReport): string[] {
     lines.push(`**${inlineCode(row.slug)}**`, '');
     for (const finding of row.findings) {
       const fix = finding.fix === undefined ? '' : ` **Fix:** ${esc(finding.fix)}`;
-      const text = esc(finding.text).replace(/\n/g, '<br>');
+      const text = escapeLines(finding.text);
       lines.push(`- ${finding.severity === 'problem' ? '❌' : 'ℹ️'} ${text}${fix}`);
     }
     lines.push('');

@@ -213,6 +213,15 @@ describe('acquire and slots that need repair', () => {
     const markdown = renderSummary(report({ warnings: ['GitHub said <script>'] }));
     expect(markdown).toContain('> [!WARNING]\n> GitHub said &lt;script&gt;');
   });
+
+  it('keeps the lines of a problem of several lines as lines, each escaped', () => {
+    const markdown = renderSummary(
+      report({ problems: ["refusing to touch slot 'p-1':\n  - <b>one</b>\n  - two\r"] }),
+    );
+    expect(markdown).toContain(
+      "> [!CAUTION]\n> refusing to touch slot 'p-1':<br>  - &lt;b&gt;one&lt;/b&gt;<br>  - two\ufffd\n",
+    );
+  });
 });
 
 describe('outputs and annotations', () => {
