@@ -3,6 +3,7 @@
 // (chunks of 10,000 rows, 50,000 a request) and is deferred, the next goes on, until one reclaims the
 // slot. Their wall times added up, against the pacing floor of all their Cloudflare requests ÷ 3; and
 // every request answered 200 (no statement or request over D1's limits, as the twin stands them in).
+// Then the same table under `erase: recreate`, for the comparison: its runs, requests and wall time.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ export interface BigTableResult {
   pacingFloorMs: number;
   /** wallMs ÷ pacingFloorMs. */
   ratioToPacingFloor: number;
+  /** The same table under `erase: recreate`: the database deleted and created again, whatever its size. */
+  recreate: Pick<BigTableResult, 'runs' | 'wallMs' | 'cloudflareRequests' | 'refusedRequests'>;
 }
 
 const SCHEMA = `CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TEXT NOT NULL);
@@ -43,11 +46,21 @@ CREATE INDEX events_by_kind ON events (kind, at);
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BIG_TABLE_ROWS})
   INSERT INTO events SELECT i, 'kind' || (i % 13), i FROM n;`;
 
-export async function measureBigTable(stack: BenchStack): Promise<BigTableResult> {
-  const pool = 'bench-big-table';
+/** The gc runs that reclaim one slot whose database holds the big table, erased as `erase` says. */
+interface Sweeps {
+  runs: number;
+  outcomes: string[];
+  wallMs: number;
+  cloudflareRequests: number;
+  refusedRequests: number;
+}
+
+async function sweepUntilReclaimed(stack: BenchStack, erase: 'rows' | 'recreate'): Promise<Sweeps> {
+  const pool = `bench-big-table-${erase}`;
   const dir = await mkdtemp(join(tmpdir(), 'preview-gc-bench-d1-'));
   const config = join(dir, 'big-table.yml');
-  await writeFile(config, `pool: ${pool}\nresources:\n  d1:\n    - name: big-{slot}-db\n`);
+  const recreate = erase === 'recreate' ? '\n      erase: recreate\n      bound-by: name' : '';
+  await writeFile(config, `pool: ${pool}\nresources:\n  d1:\n    - name: big-{slot}-db${recreate}\n`);
   const twin = await startTwin({
     token: CLOUDFLARE_TOKEN,
     seed: { d1: [{ name: 'big-events-db', sql: SCHEMA }] },
@@ -59,7 +72,7 @@ export async function measureBigTable(stack: BenchStack): Promise<BigTableResult
     while (outcomes.at(-1) !== 'reclaimed') {
       if (outcomes.length === MAX_RUNS)
         throw new Error(
-          `bench: the 200,000-row table was not reclaimed in ${MAX_RUNS} runs (${outcomes.join(', ')})`,
+          `bench: the 200,000-row table (erase: ${erase}) was not reclaimed in ${MAX_RUNS} runs (${outcomes.join(', ')})`,
         );
       const run = await runGc({
         semaphore: stack.semaphore,
@@ -74,27 +87,46 @@ export async function measureBigTable(stack: BenchStack): Promise<BigTableResult
       wallMs += run.wallMs;
       outcomes.push(run.report.slots[0]?.outcome ?? 'none');
     }
-    const left = twin.account.d1.find('big-events-db')?.select('SELECT count(*) AS n FROM events');
-    if (outcomes.length < 2 || left?.[0]?.n !== 0)
+    // Rows mode keeps the table and empties it; recreate leaves a new database without it.
+    const database = twin.account.d1.find('big-events-db');
+    const left =
+      erase === 'rows'
+        ? database?.select('SELECT count(*) AS n FROM events')
+        : database?.select("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'events'");
+    if (left?.[0]?.n !== 0 || (erase === 'rows' && outcomes.length < 2))
       throw new Error(
-        `bench: the table was to be erased across runs (${outcomes.join(', ')}; rows left ${JSON.stringify(left)})`,
+        `bench: the table was to be erased (erase: ${erase}; ${outcomes.join(', ')}; left ${JSON.stringify(left)})`,
       );
     const requests = twin.requests();
-    const pacingFloorMs = (requests.length / DEFAULT_RATE) * 1000;
     return {
-      rows: BIG_TABLE_ROWS,
-      requestBudget: BIG_TABLE_BUDGET,
-      requestsPerSecond: DEFAULT_RATE,
       runs: outcomes.length,
       outcomes,
       wallMs,
       cloudflareRequests: requests.length,
       refusedRequests: requests.filter((request) => request.status !== 200).length,
-      pacingFloorMs,
-      ratioToPacingFloor: wallMs / pacingFloorMs,
     };
   } finally {
     await twin.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+export async function measureBigTable(stack: BenchStack): Promise<BigTableResult> {
+  const chunked = await sweepUntilReclaimed(stack, 'rows');
+  const recreated = await sweepUntilReclaimed(stack, 'recreate');
+  const pacingFloorMs = (chunked.cloudflareRequests / DEFAULT_RATE) * 1000;
+  return {
+    rows: BIG_TABLE_ROWS,
+    requestBudget: BIG_TABLE_BUDGET,
+    requestsPerSecond: DEFAULT_RATE,
+    ...chunked,
+    pacingFloorMs,
+    ratioToPacingFloor: chunked.wallMs / pacingFloorMs,
+    recreate: {
+      runs: recreated.runs,
+      wallMs: recreated.wallMs,
+      cloudflareRequests: recreated.cloudflareRequests,
+      refusedRequests: recreated.refusedRequests,
+    },
+  };
 }
