@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { locateIn } from '../../src/commands/cloudflare-connection.ts';
 import { ConfigError, parseSlotConfig } from '../../src/config/slot-config.ts';
 import { eraseSlot } from '../../src/erase/erase-slot.ts';
+import { everyKind } from '../support/every-kind.ts';
 import { slotResources, startRun, twinForTheseTests } from './support.ts';
 
 const twin = twinForTheseTests();
@@ -72,14 +73,10 @@ describe('erase: recreate', () => {
     const lookups = twin().requests().length;
     const located = await locateIn(run, slotResources('preview-1', CONFIG));
     expect(located).toEqual({
-      resources: {
-        workers: [],
+      resources: everyKind({
         d1: [{ name: 'big-preview-1-db', id: db[0]?.uuid }],
         kv: [{ name: 'big-preview-1-cache', id: kv[0]?.id }],
-        r2: [],
-        queues: [],
-        vectorize: [],
-      },
+      }),
     });
     expect(twin().requests().length).toBe(lookups);
   });

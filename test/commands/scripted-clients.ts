@@ -19,6 +19,7 @@ import type {
   Slot,
 } from '../../src/semaphore/protocol.ts';
 import { newSlotRecord } from '../semaphore/helpers.ts';
+import { everyKind } from '../support/every-kind.ts';
 
 export const POOL = 'preview-slot';
 export const NOW = 1_784_000_000_000;
@@ -185,14 +186,10 @@ export function scriptedEraser(
     refusal: (slug) => refusals[slug] ?? null,
     checkCredentials: async () => null,
     resources: async (slug) => ({
-      resources: {
+      resources: everyKind({
         workers: [{ name: `app-${slug}` }],
         d1: [{ name: `app-${slug}-db`, id: `uuid-of-app-${slug}-db` }],
-        kv: [],
-        r2: [],
-        queues: [],
-        vectorize: [],
-      },
+      }),
     }),
     async erase(request): Promise<EraseOutcome> {
       eraser.requests.push(request);

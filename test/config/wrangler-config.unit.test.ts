@@ -8,6 +8,7 @@ import { parseSlotConfig, resourcesForSlot } from '../../src/config/slot-config.
 import { parseAppWranglerConfig, WranglerConfigError } from '../../src/config/wrangler/app-config.ts';
 import { placeBindings } from '../../src/config/wrangler/placement.ts';
 import { type SlotIds, slotWranglerConfigText } from '../../src/config/wrangler/slot-config.ts';
+import { everyKind } from '../support/every-kind.ts';
 
 const SLOTS = `pool: shop
 resources:
@@ -43,14 +44,13 @@ const APP = `{
 }
 `;
 
-const IDS: SlotIds = {
+const IDS: SlotIds = everyKind({
   workers: [{}],
   d1: [{ id: 'aaaaaaaa-0000-4000-8000-000000000003' }],
   kv: [{ id: 'ffffffffffffffffffffffffffff0003' }],
   r2: [{}],
   queues: [{ id: 'q-3' }],
-  vectorize: [],
-};
+});
 
 function slotCopy(slots: string, app: string, file = 'wrangler.jsonc'): string {
   const config = parseSlotConfig(slots, 'slots.yml');

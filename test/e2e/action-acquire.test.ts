@@ -8,6 +8,7 @@ import type { RunReport } from '../../src/report/model.ts';
 import type { Slot } from '../../src/semaphore/protocol.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
 import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
+import { everyKind } from '../support/every-kind.ts';
 import { advanceClock } from '../support/test-clock.ts';
 import { isErased, requestsTouching, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
 
@@ -88,14 +89,14 @@ describe('acquire: one slot per pull request', () => {
     expect(first.outputs).toMatchObject({
       'slot-number': slug.slice(-1),
       'was-dirty': 'false',
-      resources: JSON.stringify({
-        workers: [{ name: `rel-${slug}` }],
-        d1: [{ name: `rel-${slug}-db`, id: uuid }],
-        kv: [{ name: `rel-${slug}-kv`, id: namespaceId }],
-        r2: [{ name: `rel-${slug}-files` }],
-        queues: [],
-        vectorize: [],
-      }),
+      resources: JSON.stringify(
+        everyKind({
+          workers: [{ name: `rel-${slug}` }],
+          d1: [{ name: `rel-${slug}-db`, id: uuid }],
+          kv: [{ name: `rel-${slug}-kv`, id: namespaceId }],
+          r2: [{ name: `rel-${slug}-files` }],
+        }),
+      ),
     });
     // A clean slot: no erase, but the credential check, one listing per kind for the ids, and the
     // bucket's objects read for what the last tenant may have left (nothing here).

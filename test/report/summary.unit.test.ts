@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { annotate, setOutputs } from '../../src/report/publish.ts';
 import { renderSummary, SUMMARY_LIMIT_BYTES } from '../../src/report/summary.ts';
+import { everyKind } from '../support/every-kind.ts';
 import { poolRow, runReport as report, slotReport } from '../support/report-fixtures.ts';
 
 describe('renderSummary', () => {
@@ -137,14 +138,10 @@ describe('acquire and slots that need repair', () => {
     wasDirty: true,
     reused: false,
     generation: 7,
-    resources: {
+    resources: everyKind({
       workers: [{ name: 'shop-preview-3' }],
       d1: [{ name: 'shop-preview-3-db', id: 'c2a1f4a8-0000-4000-8000-0000000000d1' }],
-      kv: [],
-      r2: [],
-      queues: [],
-      vectorize: [],
-    },
+    }),
   };
 
   it('heads an acquire with the slot and its lease, and lists what the deploy gets', () => {
