@@ -1,9 +1,7 @@
 // Cloudflare's published prices for what a preview slot's compute spends, as the Workers Paid plan
 // charges beyond what it includes. The table is dated: prices change, and an estimate must say which
-// prices it used. The pages they come from are Workers pricing
-// (https://developers.cloudflare.com/workers/platform/pricing/) and Durable Objects pricing
-// (https://developers.cloudflare.com/durable-objects/platform/pricing/); docs/cloudflare.md#what-a-slot-costs
-// names each figure's source. Change both together, with the date.
+// prices it used. docs/cloudflare.md#what-a-slot-costs names each figure's source, Cloudflare's
+// Workers and Durable Objects pricing pages. Change both together, with the date.
 
 /** When the prices below were read from Cloudflare's pricing pages. */
 export const PRICES_AS_OF = '2026-12-01';
