@@ -8,6 +8,7 @@ import { chromiumExecutable, launchChromium } from '../../scripts/chromium.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import type { ActivityRecord } from '../../src/semaphore/protocol.ts';
+import { NO_ACTIVITY } from '../../src/spend/activity.ts';
 import { goTo, openConsole, signIn } from './harness.ts';
 
 const POOL = 'activity';
@@ -24,19 +25,7 @@ function record(fields: Partial<ActivityRecord> = {}): ActivityRecord {
     from: until - HOUR,
     until,
     usdPerHour: 0,
-    figures: {
-      workerRequests: 0,
-      workerSubrequests: 0,
-      workerCpuMs: 0,
-      objectRequests: 0,
-      alarms: 0,
-      websocketMessages: 0,
-      activeSeconds: 0,
-      gbSeconds: 0,
-      rowsRead: 0,
-      rowsWritten: 0,
-      storedBytes: 0,
-    },
+    figures: { ...NO_ACTIVITY },
     buckets: Array.from({ length: 12 }, () => ({ requests: 0, alarms: 0, usd: 0 })),
     stillRunning: false,
     ...fields,
