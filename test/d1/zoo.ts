@@ -73,6 +73,30 @@ ${numbers(25_000, "INSERT INTO articles SELECT i, 'article body ' || i FROM n")}
     expect: reclaimed,
   },
   {
+    // Found by the property test: the foreign key puts notes before accounts, and invites' and
+    // accounts' audit triggers refill notes around its delete; an index cleared after that lacked the
+    // refilled row, and the next round's sync trigger 'delete' of it failed as a malformed index.
+    name: "external-content FTS5 whose content table other tables' audit triggers refill",
+    sql: `CREATE TABLE accounts (id INTEGER PRIMARY KEY, email TEXT) WITHOUT ROWID;
+CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, account_id INTEGER REFERENCES accounts(id) ON DELETE CASCADE);
+CREATE TABLE invites (id INTEGER PRIMARY KEY, email TEXT);
+INSERT INTO accounts VALUES (1, 'ana@example.com');
+INSERT INTO invites VALUES (1, 'bo@example.com');
+CREATE VIRTUAL TABLE notes_fts USING fts5(body, content=notes, content_rowid=id);
+INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');
+CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN INSERT INTO notes_fts(rowid, body) VALUES (new.id, new.body); END;
+CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+  INSERT INTO notes_fts(notes_fts, rowid, body) VALUES ('delete', old.id, old.body);
+END;
+CREATE TRIGGER accounts_audit AFTER DELETE ON accounts BEGIN
+  INSERT INTO notes (id, body) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM notes), 'closed ' || old.id);
+END;
+CREATE TRIGGER invites_audit AFTER DELETE ON invites BEGIN
+  INSERT INTO notes (id, body) VALUES ((SELECT coalesce(max(id), 0) + 1 FROM notes), 'revoked ' || old.id);
+END;`,
+    expect: reclaimed,
+  },
+  {
     name: 'AFTER DELETE audit trigger writing into an earlier-sorting audit_log',
     sql: `${MIGRATIONS}
 CREATE TABLE audit_log (id INTEGER PRIMARY KEY, what TEXT NOT NULL, at TEXT DEFAULT CURRENT_TIMESTAMP);
