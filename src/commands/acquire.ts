@@ -170,8 +170,9 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     waitingMs: 0,
     erase: null,
   };
-  // Before an erase, and only then (a clean slot needs no Cloudflare call): credentials Cloudflare
-  // refuses are said once, with their fix, rather than as every step's 401 and a push to try another slot.
+  // Before an erase: credentials Cloudflare refuses are said once, with their fix, rather than as every
+  // step's 401 and a push to try another slot, and the slot goes back untouched. A clean slot meets the
+  // same check when its resources are read for the deploy, below, and keeps its lease.
   const credentials =
     need.needed && !refused
       ? await ctx.eraser.checkCredentials(
