@@ -96,7 +96,7 @@ export interface CommandContext {
   /** Where the run was started, so messages name what to change there. */
   place: RunPlace;
   semaphore: SemaphoreClient;
-  /** Makes no Cloudflare call until a slot is erased, so a quiet sweep makes none at all. */
+  /** Makes no Cloudflare call until a slot is erased or its resources are read, so a quiet sweep's only one is the spend read. */
   eraser: SlotEraser;
   /** doctor: the slots' resources, looked for in the account; null without Cloudflare credentials. */
   resources?: ResourceCheck | null;
