@@ -217,12 +217,8 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   // The ids the deploy binds: the run's listings (the erase's, or made now for a clean slot).
   const located = await ctx.eraser.resources(lease.slug);
   if ('problem' in located) {
-    const problem = located.problem.endsWith('.') ? located.problem : `${located.problem}.`;
-    const fix = located.nextStep === undefined ? '' : ` Fix: ${located.nextStep}`;
     return report({
-      problems: [
-        `${problem.charAt(0).toUpperCase()}${problem.slice(1)} ${holder} keeps ${lease.slug} meanwhile (its lease stands).${fix}`,
-      ],
+      problems: [unreadResourcesProblem(located, holder, lease.slug)],
       expired,
       slots,
       poolAfter: await listPoolRows(ctx),
@@ -255,4 +251,15 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   if (options.comment)
     await postSlotComment(ctx, options.pullRequest, acquired, need.previousHolder, warnings);
   return report({ expired, slots, acquired, poolAfter: await listPoolRows(ctx) });
+}
+
+/** Why the slot's resources could not be read for its deploy, as one sentence or two, and the fix. */
+function unreadResourcesProblem(
+  located: { problem: string; nextStep: string | undefined },
+  holder: string,
+  slug: string,
+): string {
+  const problem = located.problem.endsWith('.') ? located.problem : `${located.problem}.`;
+  const fix = located.nextStep === undefined ? '' : ` Fix: ${located.nextStep}`;
+  return `${problem.charAt(0).toUpperCase()}${problem.slice(1)} ${holder} keeps ${slug} meanwhile (its lease stands).${fix}`;
 }
