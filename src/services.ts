@@ -2,7 +2,7 @@
 // CLI so both run exactly the same code.
 
 import type { SlotWranglerConfig } from './commands/acquire.ts';
-import { createCloudflareEraser, createPacer } from './commands/cloudflare-eraser.ts';
+import { cloudflareOptionsOf, createCloudflareEraser, createPacer } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent, SpendContext } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
 import { oneLineError } from './commands/lease.ts';
@@ -126,17 +126,11 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
   // acquire may wait for a slot first; its erase gets the whole deadline after that wait.
   const waitMinutes = settings.command === 'acquire' ? settings.waitMinutes : 0;
   const deadlineAt = startedAt + (waitMinutes + settings.deadlineMinutes) * 60_000;
-  const cloudflareFetch = options.fetch?.cloudflare;
-  const cloudflareOptions = {
-    apiToken: settings.cloudflare.apiToken,
-    accountId: settings.cloudflare.accountId,
-    baseUrl: settings.cloudflare.apiBaseUrl,
-    budget: settings.requestBudget,
-    ratePerSecond: settings.requestsPerSecond,
+  const cloudflareOptions = cloudflareOptionsOf(settings, {
     deadlineAt,
     signal: options.signal,
-    ...(cloudflareFetch === undefined ? {} : { fetch: cloudflareFetch }),
-  };
+    fetch: options.fetch?.cloudflare,
+  });
   // One pacer for every Cloudflare call of the run: the erase's and the spend read's.
   const pacer = createPacer(cloudflareOptions);
   const cloudflare =

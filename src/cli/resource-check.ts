@@ -2,7 +2,7 @@
 // so a slot whose database is missing would only fail at its first erase, after a pull request used
 // it. With Cloudflare credentials every slot is checked with one listing per kind, shared by all
 // slots; without them the command says it did not check.
-import { createPacer } from '../commands/cloudflare-eraser.ts';
+import { cloudflareOptionsOf, createPacer } from '../commands/cloudflare-eraser.ts';
 import { describeCredentialProblem } from '../commands/credential-problem.ts';
 import { resourcePresence } from '../commands/resource-presence.ts';
 import type { RunPlace } from '../config/run-place.ts';
@@ -40,15 +40,10 @@ export async function checkSlotResources(
     );
     return;
   }
-  const options = {
-    apiToken,
-    accountId,
-    baseUrl: settings.cloudflare.apiBaseUrl,
-    budget: settings.requestBudget,
-    ratePerSecond: settings.requestsPerSecond,
+  const options = cloudflareOptionsOf(settings, {
     deadlineAt: Date.now() + CHECK_DEADLINE_MS,
     signal: io.signal,
-  };
+  });
   // The Cloudflare client is loaded only here, as the erase loads it: a command without a check never parses it.
   const { connect } = await import('../commands/cloudflare-connection.ts');
   const { checkCredentials, exists } = connect(options, createPacer(options));

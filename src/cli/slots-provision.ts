@@ -2,7 +2,7 @@
 // describes them (the Worker as a shell, D1, KV, R2 with its lifecycle rule, queues, Vectorize with
 // its dimensions and metric). One listing per kind says what exists; what exists is never deleted or
 // changed; a protected name, or one another slot of the pool maps to, is refused before any call.
-import { createPacer } from '../commands/cloudflare-eraser.ts';
+import { cloudflareOptionsOf, createPacer } from '../commands/cloudflare-eraser.ts';
 import { describeCredentialProblem } from '../commands/credential-problem.ts';
 import { resourcesForSlot, type SlotConfig } from '../config/slot-config.ts';
 import { operationsOf } from '../kinds/operations.ts';
@@ -66,15 +66,10 @@ export const slotsProvisionCommand: CommandSpec = {
       throw new CommandFailure(
         'slots provision creates resources: set CLOUDFLARE_API_TOKEN and CLOUDFLARE_ACCOUNT_ID',
       );
-    const options = {
-      apiToken,
-      accountId,
-      baseUrl: settings.cloudflare.apiBaseUrl,
-      budget: settings.requestBudget,
-      ratePerSecond: settings.requestsPerSecond,
+    const options = cloudflareOptionsOf(settings, {
       deadlineAt: Date.now() + PROVISION_DEADLINE_MS,
       signal: io.signal,
-    };
+    });
     const { connect } = await import('../commands/cloudflare-connection.ts');
     const connection = connect(options, createPacer(options));
     const credentials = await connection.checkCredentials(config.resources);

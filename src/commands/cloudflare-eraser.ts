@@ -4,6 +4,7 @@
 import type { CredentialProblem } from '../cloudflare/credentials.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import type { RunPlace } from '../config/run-place.ts';
+import type { Settings } from '../config/settings.ts';
 import {
   ConfigError,
   resourcesForSlot,
@@ -26,6 +27,23 @@ export interface CloudflareEraserOptions extends CloudflareOptions {
   place: RunPlace;
   /** The run's pacer, when other calls of the run (the spend read) share it; a new one otherwise. */
   pacer?: Pacer;
+}
+
+/** The Cloudflare client's options from the settings: the account, the API, the budget and rate, and when to stop. */
+export function cloudflareOptionsOf(
+  settings: Pick<Settings, 'cloudflare' | 'requestBudget' | 'requestsPerSecond'>,
+  run: { deadlineAt: number; signal: AbortSignal; fetch?: typeof fetch | undefined },
+): CloudflareOptions {
+  return {
+    apiToken: settings.cloudflare.apiToken,
+    accountId: settings.cloudflare.accountId,
+    baseUrl: settings.cloudflare.apiBaseUrl,
+    budget: settings.requestBudget,
+    ratePerSecond: settings.requestsPerSecond,
+    deadlineAt: run.deadlineAt,
+    signal: run.signal,
+    ...(run.fetch === undefined ? {} : { fetch: run.fetch }),
+  };
 }
 
 /** The run's one pacer: every Cloudflare call of the run shares its budget, rate and deadline. */
