@@ -165,7 +165,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
   };
 }
 
-/** doctor looks for the slots' resources only with credentials; gc, cleanup and acquire require them. */
+/** doctor and the spend read run only with credentials; gc, cleanup and acquire require them. */
 function hasCloudflareCredentials(settings: Settings): boolean {
   return settings.cloudflare.apiToken !== '' && settings.cloudflare.accountId !== '';
 }
@@ -196,10 +196,8 @@ function spendContextOf(
   source: (config: SlotConfig) => SpendSource,
 ): SpendContext | undefined {
   if (settings.command !== 'gc' && settings.command !== 'status') return undefined;
-  const { apiToken, accountId } = settings.cloudflare;
-  const canRead = config !== null && apiToken !== '' && accountId !== '';
   return {
-    source: canRead ? source(config) : null,
+    source: config !== null && hasCloudflareCredentials(settings) ? source(config) : null,
     alertUsdPerHour: settings.spendAlertUsdPerHour,
     redact: secretRedactor(secretsOfSettings(settings)),
   };
