@@ -1,6 +1,7 @@
 // The composition root: from validated settings to the real clients, shared by the action and the
 // CLI so both run exactly the same code.
 
+import type { CloudflareApi } from './cloudflare/client.ts';
 import type { SlotWranglerConfig } from './commands/acquire.ts';
 import { cloudflareOptionsOf, createCloudflareEraser, createPacer } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent, SpendContext } from './commands/context.ts';
@@ -9,6 +10,7 @@ import { oneLineError } from './commands/lease.ts';
 import { actionPlace, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
+import { protectionOf } from './config/slot-resources.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import type { RunReport } from './report/model.ts';
 import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
@@ -158,10 +160,31 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
     spend,
+    ...workerPreviewsOf(settings, config, cloudflare, deadlineAt),
   };
   return {
     ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
     ...repository,
+  };
+}
+
+/** gc, cleanup and doctor sweep or check the Worker Previews of the Workers the config's `worker-previews` names. */
+function workerPreviewsOf(
+  settings: Settings,
+  config: SlotConfig | null,
+  cloudflare: { api(): Promise<CloudflareApi> } | null,
+  deadlineAt: number,
+): Pick<CommandContext, 'workerPreviews'> {
+  const swept = ['gc', 'cleanup', 'doctor'].includes(settings.command);
+  if (!swept || config === null || cloudflare === null || config.workerPreviews.length === 0) return {};
+  if (!hasCloudflareCredentials(settings)) return {};
+  return {
+    workerPreviews: {
+      entries: config.workerPreviews,
+      protection: (worker) => protectionOf(worker, config),
+      api: () => cloudflare.api(),
+      deadlineAt,
+    },
   };
 }
 
