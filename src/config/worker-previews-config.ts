@@ -21,7 +21,10 @@ const ttl = z.unknown().transform((value, ctx) => {
   if (seconds !== undefined) return seconds;
   ctx.addIssue({
     code: 'custom',
-    message: `must be a positive duration like 12h or 3d, got ${JSON.stringify(value)}; write e.g. ttl: 3d`,
+    message:
+      value === undefined
+        ? 'is missing: how long a preview may go without a new deployment; write e.g. ttl: 3d'
+        : `must be a positive duration like 12h or 3d, got ${JSON.stringify(value)}; write e.g. ttl: 3d`,
   });
   return z.NEVER;
 });
