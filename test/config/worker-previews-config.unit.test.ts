@@ -6,7 +6,7 @@ import { ConfigError, parseSlotConfig } from '../../src/config/slot-config.ts';
 const FILE = '.github/preview-slots.yml';
 const BASE = 'pool: preview-slot\nresources:\n  workers:\n    - name: shop-{slot}\n';
 
-function problems(section: string): { path: string; line?: number; message: string }[] {
+function problems(section: string): readonly { path: string; line?: number; message: string }[] {
   try {
     parseSlotConfig(`${BASE}${section}`, FILE);
   } catch (error) {

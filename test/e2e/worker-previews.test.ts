@@ -220,6 +220,18 @@ describe('gc sweeps the Worker Previews of a Worker in worker-previews', () => {
     expect(rows.find((row) => row.name === 'spike/search')?.sharesWithProduction).toEqual([]);
   });
 
+  it('doctor warns about the preview that binds production D1 database, and deletes nothing', {
+    timeout: SLOW,
+  }, async () => {
+    const result = await run('doctor');
+    expect(reportOf(result).warnings).toContainEqual(
+      expect.stringContaining(
+        `Worker Preview 'feature/cart' of 'shop' binds what production binds: D1 database '${PROD_DB}'`,
+      ),
+    );
+    expect(previewsNow()).toEqual(['feature/cart', 'spike/search', 'staging']);
+  });
+
   it('deletes the preview idle past its ttl once its deployment is that old', { timeout: SLOW }, async () => {
     passTime(4 * DAY);
     // The open pull request was pushed to since: a fresh deployment.
