@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { RunReport } from '../src/report/model.ts';
 import { SemaphoreClient } from '../src/semaphore/client.ts';
 import { startLocalSemaphore } from '../src/semaphore/local.ts';
-import { runAction } from '../test/support/action-run.ts';
+import { gcInputs, runAction } from '../test/support/action-run.ts';
 import { startGitHubDouble } from '../test/support/github-double.ts';
 import { startTwin } from '../test/twin/twin.ts';
 
@@ -78,14 +78,7 @@ export async function measureWorkerPreviews(): Promise<WorkerPreviewsResult> {
     const started = performance.now();
     const run = await runAction(
       {
-        command: 'gc',
-        config,
-        'semaphore-url': semaphore.url,
-        'semaphore-token': TOKENS.semaphore,
-        'cloudflare-api-token': twin.token,
-        'cloudflare-account-id': twin.accountId,
-        'cloudflare-api-base-url': twin.baseUrl,
-        'requests-per-second': '50',
+        ...gcInputs(config, { url: semaphore.url, token: TOKENS.semaphore }, twin),
         'request-budget': '1000',
         'github-token': TOKENS.github,
       },

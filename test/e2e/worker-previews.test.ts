@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport, WorkerPreviewRow } from '../../src/report/model.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
-import { type ActionRunResult, runAction } from '../support/action-run.ts';
+import { type ActionRunResult, gcInputs, runAction } from '../support/action-run.ts';
 import { expectNoLeaks } from '../support/action-stack.ts';
 import { type GitHubDouble, startGitHubDouble } from '../support/github-double.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
@@ -84,14 +84,8 @@ function passTime(ms: number): void {
 async function run(command: string, extra: Record<string, string> = {}): Promise<ActionRunResult> {
   const result = await runAction(
     {
+      ...gcInputs(configPath, { url: semaphore.url, token: TOKENS.semaphore }, twin),
       command,
-      config: configPath,
-      'semaphore-url': semaphore.url,
-      'semaphore-token': TOKENS.semaphore,
-      'cloudflare-api-token': twin.token,
-      'cloudflare-account-id': twin.accountId,
-      'cloudflare-api-base-url': twin.baseUrl,
-      'requests-per-second': '50',
       'github-token': TOKENS.github,
       ...extra,
     },
