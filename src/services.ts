@@ -2,7 +2,9 @@
 // CLI so both run exactly the same code.
 
 import type { CloudflareApi } from './cloudflare/client.ts';
+import type { Pacer } from './cloudflare/pacer.ts';
 import type { SlotWranglerConfig } from './commands/acquire.ts';
+import type { CloudflareOptions } from './commands/cloudflare-connection.ts';
 import { cloudflareOptionsOf, createCloudflareEraser, createPacer } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent, SpendContext } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
@@ -160,7 +162,12 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
     spend,
-    ...workerPreviewsOf(settings, config, cloudflare, deadlineAt),
+    ...workerPreviewsOf(
+      settings,
+      config,
+      cloudflare?.api ?? previewsApi(cloudflareOptions, pacer),
+      deadlineAt,
+    ),
   };
   return {
     ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
@@ -172,19 +179,30 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
 function workerPreviewsOf(
   settings: Settings,
   config: SlotConfig | null,
-  cloudflare: { api(): Promise<CloudflareApi> } | null,
+  api: () => Promise<CloudflareApi>,
   deadlineAt: number,
 ): Pick<CommandContext, 'workerPreviews'> {
-  const swept = ['gc', 'cleanup', 'doctor'].includes(settings.command);
-  if (!swept || config === null || cloudflare === null || config.workerPreviews.length === 0) return {};
+  const swept = ['gc', 'cleanup', 'doctor', 'status'].includes(settings.command);
+  if (!swept || config === null || config.workerPreviews.length === 0) return {};
   if (!hasCloudflareCredentials(settings)) return {};
   return {
     workerPreviews: {
       entries: config.workerPreviews,
       protection: (worker) => protectionOf(worker, config),
-      api: () => cloudflare.api(),
+      api,
       deadlineAt,
     },
+  };
+}
+
+/** status has no eraser: its count of Worker Previews gets a client of its own on the run's pacer, loaded on first use. */
+function previewsApi(options: CloudflareOptions, pacer: Pacer): () => Promise<CloudflareApi> {
+  let api: Promise<CloudflareApi> | undefined;
+  return () => {
+    api ??= import('./commands/cloudflare-connection.ts').then(
+      (module) => module.connect(options, pacer).api,
+    );
+    return api;
   };
 }
 

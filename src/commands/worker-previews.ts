@@ -19,7 +19,12 @@ import {
   type PreviewDeployment,
   type WorkerPreview,
 } from '../kinds/workers/versions-api.ts';
-import type { WorkerPreviewAction, WorkerPreviewRow, WorkerPreviewsSweep } from '../report/model.ts';
+import type {
+  RunReport,
+  WorkerPreviewAction,
+  WorkerPreviewRow,
+  WorkerPreviewsSweep,
+} from '../report/model.ts';
 import type { CommandContext, WorkerPreviewsAccess } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import {
@@ -328,4 +333,20 @@ export async function deletePullRequestPreviews(
     });
   }
   return sweeps;
+}
+
+/** status: how many previews each Worker in `worker-previews` has, one listing each. */
+export async function countWorkerPreviews(
+  access: WorkerPreviewsAccess,
+): Promise<NonNullable<RunReport['workerPreviewCounts']>> {
+  const api = await access.api();
+  const counts: NonNullable<RunReport['workerPreviewCounts']> = [];
+  for (const { worker } of access.entries) {
+    try {
+      counts.push({ worker, previews: (await listWorkerPreviews(api, worker)).length });
+    } catch (error) {
+      counts.push({ worker, previews: null, problem: `not listed: ${oneLineError(error)}` });
+    }
+  }
+  return counts;
 }

@@ -242,6 +242,8 @@ export interface RunReport {
   spendAlerts?: SpendAlert[];
   /** gc and cleanup: the Worker Previews of the Workers in `worker-previews`, Worker by Worker. */
   workerPreviews?: WorkerPreviewsSweep[];
+  /** status: how many Worker Previews each Worker in `worker-previews` has (null: not listed, see `problem`). */
+  workerPreviewCounts?: { worker: string; previews: number | null; problem?: string }[];
 }
 
 /** What the sweep did with one Worker Preview. */

@@ -199,6 +199,18 @@ const PREVIEW_ACTION_LABEL: Record<WorkerPreviewAction, string> = {
   deferred: '⏳ deferred',
 };
 
+/** status: how many Worker Previews each Worker in `worker-previews` has. */
+function workerPreviewCountLines(report: RunReport): string[] {
+  const counts = report.workerPreviewCounts ?? [];
+  if (counts.length === 0) return [];
+  const parts = counts.map(({ worker, previews, problem }) =>
+    previews === null
+      ? `${inlineCode(worker)} ${esc(problem ?? 'not listed')}`
+      : `${inlineCode(worker)} ${previews}`,
+  );
+  return [`Worker Previews (gc sweeps them): ${parts.join(', ')}.`, ''];
+}
+
 /** gc and cleanup: the Worker Previews of each Worker in `worker-previews`. */
 function workerPreviewsSection(report: RunReport): string[] {
   return (report.workerPreviews ?? []).flatMap((sweep) => {
@@ -339,6 +351,7 @@ export function renderSummary(report: RunReport): string {
     acquiredSection(report),
     slotTable(report),
     workerPreviewsSection(report),
+    workerPreviewCountLines(report),
     doctorSection(report),
     failures(report),
     alertSection(report),

@@ -226,6 +226,13 @@ describe('gc sweeps the Worker Previews of a Worker in worker-previews', () => {
     expect(previewsNow()).toEqual(['feature/cart', 'spike/search', 'staging']);
   });
 
+  it('status counts the previews of each Worker', { timeout: SLOW }, async () => {
+    const result = await run('status');
+    expect(result.exitCode, result.stdout).toBe(0);
+    expect(reportOf(result).workerPreviewCounts).toEqual([{ worker: 'shop', previews: 3 }]);
+    expect(result.summary).toContain('Worker Previews (gc sweeps them): `shop` 3.');
+  });
+
   it('deletes the preview idle past its ttl once its deployment is that old', { timeout: SLOW }, async () => {
     passTime(4 * DAY);
     // The open pull request was pushed to since: a fresh deployment.
