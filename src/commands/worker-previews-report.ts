@@ -2,26 +2,34 @@
 // preview that shares a store with production or could not be deleted. The sweep's module (and the
 // Cloudflare SDK with it) is loaded only here, for a config with `worker-previews`.
 import type { RunReport, WorkerPreviewsSweep } from '../report/model.ts';
+import { visible } from '../text/log-text.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
 
 type Report = Omit<RunReport, 'startedAt' | 'durationMs'>;
 
-/** What a person must know about the sweep: shared stores, failed deletes, what stood in the way. */
+/**
+ * What a person must know about the sweep: shared stores, failed deletes, what stood in the way. Names
+ * and binding values are Cloudflare's answers (anyone who may run `wrangler preview` names a preview):
+ * shown on one line, control characters spelled out.
+ */
 export function workerPreviewWarnings(sweeps: readonly WorkerPreviewsSweep[]): string[] {
-  return sweeps.flatMap((sweep) => [
-    ...(sweep.problem === undefined ? [] : [`Worker Previews of '${sweep.worker}': ${sweep.problem}.`]),
-    ...sweep.previews.flatMap((row) => [
-      ...(row.sharesWithProduction.length === 0
-        ? []
-        : [
-            `Worker Preview '${row.name}' of '${sweep.worker}' binds what production binds: ${row.sharesWithProduction.join('; ')}. A preview's writes land in production's data; give its \`previews\` block its own stores.`,
-          ]),
-      ...(row.action === 'delete-failed'
-        ? [`Worker Preview '${row.name}' of '${sweep.worker}' was not deleted: ${row.why}.`]
-        : []),
-    ]),
-  ]);
+  return sweeps.flatMap((sweep) => {
+    const of = `of '${visible(sweep.worker)}'`;
+    return [
+      ...(sweep.problem === undefined ? [] : [`Worker Previews ${of}: ${visible(sweep.problem)}.`]),
+      ...sweep.previews.flatMap((row) => [
+        ...(row.sharesWithProduction.length === 0
+          ? []
+          : [
+              `Worker Preview '${visible(row.name)}' ${of} binds what production binds: ${visible(row.sharesWithProduction.join('; '))}. A preview's writes land in production's data; give its \`previews\` block its own stores.`,
+            ]),
+        ...(row.action === 'delete-failed'
+          ? [`Worker Preview '${visible(row.name)}' ${of} was not deleted: ${visible(row.why)}.`]
+          : []),
+      ]),
+    ];
+  });
 }
 
 /** The report with the sweep of every Worker in `worker-previews` (gc), or of the closing pull request's previews (cleanup). */
