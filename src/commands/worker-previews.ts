@@ -59,7 +59,13 @@ async function readPullRequests(
   names: readonly string[],
   warnings: string[],
 ): Promise<ListedPullRequest[] | null> {
-  if (names.length === 0 || ctx.github === undefined) return null;
+  if (names.length === 0) return null;
+  if (ctx.github === undefined) {
+    warnings.push(
+      'Worker Previews: the CLI reads no pull requests, so previews were deleted only past their ttl or beyond max; the action does, with a github-token (pull-requests: read).',
+    );
+    return null;
+  }
   if (ctx.github === null) {
     warnings.push(
       'Worker Previews: without a github-token (pull-requests: read) gc cannot tell which pull requests closed, so previews were deleted only past their ttl or beyond max.',
