@@ -175,7 +175,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
   };
 }
 
-/** gc, cleanup and doctor sweep or check the Worker Previews of the Workers the config's `worker-previews` names. */
+/** gc and cleanup sweep, doctor checks and status counts the Worker Previews of the Workers `worker-previews` names. */
 function workerPreviewsOf(
   settings: Settings,
   config: SlotConfig | null,
