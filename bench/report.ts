@@ -13,6 +13,7 @@ import {
 import type { ScaleResult } from './measure-scale.ts';
 import type { SlowCallsResult } from './measure-slow-calls.ts';
 import type { TodayResult } from './measure-today.ts';
+import type { WorkerPreviewsResult } from './measure-worker-previews.ts';
 import { formatBytes, formatCount, formatMs, formatPerSlot, formatRatio, renderTable } from './table.ts';
 
 export interface BenchResults {
@@ -29,6 +30,8 @@ export interface BenchResults {
   memory: MemoryGrowth;
   today: TodayResult & { wallRatio: number; requestRatio: number };
   bigTable: BigTableResult;
+  /** gc's sweep of 100 Worker Previews: its requests by route (bench/measure-worker-previews.ts). */
+  workerPreviews?: WorkerPreviewsResult;
   checks: Check[];
 }
 

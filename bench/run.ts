@@ -12,6 +12,7 @@ import { measureLatency } from './measure-latency.ts';
 import { measureScale } from './measure-scale.ts';
 import { measureSlowCalls } from './measure-slow-calls.ts';
 import { measureToday } from './measure-today.ts';
+import { measureWorkerPreviews } from './measure-worker-previews.ts';
 import { type BenchResults, memoryGrowth, renderResults } from './report.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
 import { formatCount } from './table.ts';
@@ -82,6 +83,7 @@ async function measureAll(): Promise<BenchResults> {
     memory,
     today: { ...todayRun, ...todayRatios },
     bigTable,
+    workerPreviews: measured.workerPreviews,
     checks,
   };
 }
@@ -99,7 +101,9 @@ async function measureRest(stack: BenchStack) {
     `a D1 table of ${formatCount(BIG_TABLE_ROWS)} rows, erased across gc runs of a small budget at 3 requests/s…`,
   );
   const bigTable = await measureBigTable(stack);
-  return { demo, latency, slowCalls, scale, bigTable };
+  progress('Worker Previews: gc sweeps 100 previews of one Worker…');
+  const workerPreviews = await measureWorkerPreviews();
+  return { demo, latency, slowCalls, scale, bigTable, workerPreviews };
 }
 
 const stale = await staleDistFiles('dist');

@@ -1,7 +1,10 @@
 // The composition root: from validated settings to the real clients, shared by the action and the
 // CLI so both run exactly the same code.
 
+import type { CloudflareApi } from './cloudflare/client.ts';
+import type { Pacer } from './cloudflare/pacer.ts';
 import type { SlotWranglerConfig } from './commands/acquire.ts';
+import type { CloudflareOptions } from './commands/cloudflare-connection.ts';
 import { cloudflareOptionsOf, createCloudflareEraser, createPacer } from './commands/cloudflare-eraser.ts';
 import type { CommandContext, ProgressEvent, SpendContext } from './commands/context.ts';
 import { type CommandOptions, dispatchCommand, failedRunReport } from './commands/dispatch.ts';
@@ -9,6 +12,7 @@ import { oneLineError } from './commands/lease.ts';
 import { actionPlace, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
+import { protectionOf } from './config/slot-resources.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import type { RunReport } from './report/model.ts';
 import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
@@ -158,10 +162,47 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
     spend,
+    ...workerPreviewsOf(
+      settings,
+      config,
+      cloudflare?.api ?? previewsApi(cloudflareOptions, pacer),
+      deadlineAt,
+    ),
   };
   return {
     ...(await dispatchCommand(ctx, commandOptions(settings, deadlineAt, wranglerConfig))),
     ...repository,
+  };
+}
+
+/** gc and cleanup sweep, doctor checks and status counts the Worker Previews of the Workers `worker-previews` names. */
+function workerPreviewsOf(
+  settings: Settings,
+  config: SlotConfig | null,
+  api: () => Promise<CloudflareApi>,
+  deadlineAt: number,
+): Pick<CommandContext, 'workerPreviews'> {
+  const swept = ['gc', 'cleanup', 'doctor', 'status'].includes(settings.command);
+  if (!swept || config === null || config.workerPreviews.length === 0) return {};
+  if (!hasCloudflareCredentials(settings)) return {};
+  return {
+    workerPreviews: {
+      entries: config.workerPreviews,
+      protection: (worker) => protectionOf(worker, config),
+      api,
+      deadlineAt,
+    },
+  };
+}
+
+/** status has no eraser: its count of Worker Previews gets a client of its own on the run's pacer, loaded on first use. */
+function previewsApi(options: CloudflareOptions, pacer: Pacer): () => Promise<CloudflareApi> {
+  let api: Promise<CloudflareApi> | undefined;
+  return () => {
+    api ??= import('./commands/cloudflare-connection.ts').then(
+      (module) => module.connect(options, pacer).api,
+    );
+    return api;
   };
 }
 

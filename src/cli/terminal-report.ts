@@ -149,6 +149,35 @@ function slotSection(report: RunReport, style: TerminalStyle): string[] {
   return left === undefined ? lines : [...lines, '', `  ${left}`];
 }
 
+/** gc, cleanup and doctor: each Worker's Worker Previews, what became of each and why; status: their counts. */
+function workerPreviewsSection(report: RunReport, style: TerminalStyle): string[] {
+  const tables = (report.workerPreviews ?? []).flatMap((sweep) => [
+    ...heading(`Worker Previews of ${visible(sweep.worker)}`, style),
+    ...(sweep.previews.length === 0
+      ? ['  No Worker Preview.']
+      : renderTable(
+          ['PREVIEW', 'PULL REQUEST', 'LAST DEPLOYMENT', 'ACTION'],
+          sweep.previews.map((row) => [
+            visible(row.name),
+            row.pullRequest === null ? '–' : `#${row.pullRequest.number} (${row.pullRequest.state})`,
+            row.lastDeployment === null ? '–' : visible(row.lastDeployment),
+            row.action,
+          ]),
+          style,
+          sweep.previews.map((row) => [
+            visible(row.why),
+            ...row.sharesWithProduction.map((share) => `shares with production: ${visible(share)}`),
+          ]),
+        )),
+  ]);
+  const counts = (report.workerPreviewCounts ?? []).map(
+    ({ worker, previews, problem }) => `${visible(worker)} ${previews ?? visible(problem ?? 'not listed')}`,
+  );
+  return counts.length === 0
+    ? tables
+    : [...tables, '', `  Worker Previews (gc sweeps them): ${counts.join(', ')}`];
+}
+
 const DOCTOR_MARK = {
   ok: { mark: '✔', format: 'green' },
   note: { mark: '✔', format: 'green' },
@@ -304,6 +333,7 @@ export function renderTerminalReport(report: RunReport, style: TerminalStyle): s
     ...banners(report, style),
     ...acquiredSection(report, style),
     ...slotSection(report, style),
+    ...workerPreviewsSection(report, style),
     ...doctorSection(report, style),
     ...attentionSection(report, style),
     ...alertSection(report, style),

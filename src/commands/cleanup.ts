@@ -24,6 +24,7 @@ import {
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
+import { withWorkerPreviews } from './worker-previews-report.ts';
 
 export interface CleanupOptions {
   pullRequest: number;
@@ -190,7 +191,7 @@ export async function runCleanup(
         : null;
 
   const slots = await workThroughSlots(ctx, held, (slot) => cleanupSlot(ctx, slot, options, listing));
-  return {
+  const report: Omit<RunReport, 'startedAt' | 'durationMs'> = {
     command: 'cleanup',
     dryRun: options.dryRun,
     pool: ctx.pool,
@@ -203,4 +204,7 @@ export async function runCleanup(
     semaphoreRequests: ctx.semaphore.requestCount,
     cloudflare: ctx.cloudflareUsage(),
   };
+  return ctx.workerPreviews === undefined
+    ? report
+    : withWorkerPreviews(ctx, report, options.dryRun, { pullRequest: options.pullRequest });
 }

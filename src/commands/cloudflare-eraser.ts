@@ -1,6 +1,7 @@
 // The SlotEraser the commands use in real runs: one pacer, one account client and one name resolver
 // per run, so every Cloudflare call of the run shares the budget, the rate and the listings.
 
+import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { CredentialProblem } from '../cloudflare/credentials.ts';
 import { Pacer } from '../cloudflare/pacer.ts';
 import type { RunPlace } from '../config/run-place.ts';
@@ -159,7 +160,7 @@ function sharedNamesOfPool(config: SlotConfig): (pool: readonly string[]) => Map
 export function createCloudflareEraser(
   config: SlotConfig,
   options: CloudflareEraserOptions,
-): { eraser: SlotEraser; resources: ResourceCheck; usage(): ApiUsageReport } {
+): { eraser: SlotEraser; resources: ResourceCheck; usage(): ApiUsageReport; api(): Promise<CloudflareApi> } {
   const pacer = options.pacer ?? createPacer(options);
   // Loaded when the run first needs Cloudflare (see cloudflare-connection.ts), once for the whole run.
   let loaded: Promise<Connection> | undefined;
@@ -244,5 +245,7 @@ export function createCloudflareEraser(
   const resources: ResourceCheck = {
     presence: async (slug) => resourcePresence(config, slug, (await connection()).exists),
   };
-  return { eraser, resources, usage: () => pacer.usage() };
+  // The Worker Previews sweep calls the API itself, on the run's one client and pacer.
+  const api = async () => (await connection()).api;
+  return { eraser, resources, usage: () => pacer.usage(), api };
 }

@@ -1,5 +1,7 @@
 // What the commands (gc, cleanup, status, acquire) are given: clients and knobs, all passed in, none global.
+import type { CloudflareApi } from '../cloudflare/client.ts';
 import type { RunPlace } from '../config/run-place.ts';
+import type { WorkerPreviewsEntry } from '../config/worker-previews-config.ts';
 import type { GitHubPullRequests } from '../github/pull-requests.ts';
 import type { IncomingDeploy } from '../kinds/step.ts';
 import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
@@ -121,6 +123,19 @@ export interface CommandContext {
    * all (acquire and cleanup, and tests of other things).
    */
   spend?: SpendContext | null;
+  /** gc and cleanup: the Workers whose Worker Previews are swept; undefined when the config names none. */
+  workerPreviews?: WorkerPreviewsAccess;
+}
+
+/** What the sweep of Worker Previews (worker-previews.ts) is given. */
+export interface WorkerPreviewsAccess {
+  entries: readonly WorkerPreviewsEntry[];
+  /** Why the production guard protects a Worker's name (`protect`, `protect-words`), or undefined. */
+  protection(worker: string): string | undefined;
+  /** The run's Cloudflare client (its pacer, budget and deadline), loaded on first use. */
+  api(): Promise<CloudflareApi>;
+  /** No preview is read or deleted after this wall-clock time (ms): the run's deadline. */
+  deadlineAt: number;
 }
 
 /** The spend read of gc and status (commands/spend.ts). */

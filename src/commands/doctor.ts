@@ -11,6 +11,7 @@ import { shellCommand } from '../text/shell.ts';
 import { type CommandContext, emptyPoolProblem, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { livePullRequestHolders, lookUpPullRequests, pullRequestLabels } from './pull-request-holders.ts';
+import { withWorkerPreviews } from './worker-previews-report.ts';
 
 export interface DoctorOptions {
   /** The pull request's lease (`lease-minutes`): leases far beyond it are a finding. */
@@ -202,8 +203,10 @@ export async function runDoctor(ctx: CommandContext, options: DoctorOptions): Pr
       problems: [`The check stopped: ${oneLineError(error)}; nothing was changed, run it again.`],
     });
   }
-  return report({
+  const checkedReport = report({
     problems: credentials === null ? [] : [credentials],
     doctor: { leaseMinutes: Math.round(options.leaseMs / 60_000), resourcesNotChecked: unchecked, rows },
   });
+  // The Worker Previews as a dry-run sweep plans them: what gc would delete, and what each shares with production.
+  return withWorkerPreviews(ctx, checkedReport, true, 'gc');
 }

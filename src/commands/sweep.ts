@@ -23,6 +23,7 @@ import {
 import { type SelectedSlot, selectSlots } from './select.ts';
 import { poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
 import { keepRecords } from './spend-records.ts';
+import { withWorkerPreviews } from './worker-previews-report.ts';
 
 export interface GcOptions {
   dryRun: boolean;
@@ -246,6 +247,14 @@ async function reclaimSlot(
 }
 
 export async function runGc(
+  ctx: CommandContext,
+  options: GcOptions,
+): Promise<Omit<RunReport, 'startedAt' | 'durationMs'>> {
+  const report = await gcSlots(ctx, options);
+  return ctx.workerPreviews === undefined ? report : withWorkerPreviews(ctx, report, options.dryRun, 'gc');
+}
+
+async function gcSlots(
   ctx: CommandContext,
   options: GcOptions,
 ): Promise<Omit<RunReport, 'startedAt' | 'durationMs'>> {

@@ -3,6 +3,11 @@
 import { KIND_LIST, type KindKey, type KindTemplates, nameOf } from '../kinds/registry.ts';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 import * as z from '../zod.ts';
+import {
+  WORKER_PREVIEWS_EXAMPLES,
+  type WorkerPreviewsEntry,
+  workerPreviewsSchema,
+} from './worker-previews-config.ts';
 
 /** Words no slot's resource name may contain, in any case: see `protect-words` in docs/config.md. */
 export const DEFAULT_PROTECT_WORDS: readonly string[] = ['prod', 'production', 'prd'];
@@ -18,6 +23,8 @@ export interface SlotConfig {
   protectWords: string[];
   /** Line and column of every name template by its path (`resources.d1[0].name`), for messages. */
   positions: Record<string, { line: number; column: number }>;
+  /** Workers whose Cloudflare Worker Previews gc sweeps (`worker-previews`). */
+  workerPreviews: WorkerPreviewsEntry[];
 }
 
 const resourcesSchema = z
@@ -40,6 +47,7 @@ export const slotConfigSchema = z.strictObject({
       z.string().regex(/^[\p{L}\p{N}]{1,63}$/u, 'must be one word of letters and digits; write e.g. prod'),
     )
     .default([...DEFAULT_PROTECT_WORDS]),
+  'worker-previews': workerPreviewsSchema,
 });
 
 /** The example shown when a key is missing or has the wrong type, by path without indexes. */
@@ -56,6 +64,7 @@ export const SLOT_CONFIG_EXAMPLES: Record<string, string> = {
   'protect[]': '"*-live*"',
   'protect-words': 'protect-words: [prod, production, prd]',
   'protect-words[]': 'prod',
+  ...WORKER_PREVIEWS_EXAMPLES,
 };
 
 /** The parsed resources as templates, kind by kind. */

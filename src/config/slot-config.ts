@@ -73,7 +73,13 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   if (!parsed.success)
     throw new ConfigError(fileName, problemsOf(SHAPE, doc, lineCounter, parsed.error.issues));
 
-  const { pool, resources: entries, protect, 'protect-words': protectWords } = parsed.data;
+  const {
+    pool,
+    resources: entries,
+    protect,
+    'protect-words': protectWords,
+    'worker-previews': workerPreviews,
+  } = parsed.data;
   const resources = templatesOf(entries);
   const templates = nameTemplatesOf(resources);
   const positions = Object.fromEntries(
@@ -100,7 +106,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   const refused = protectedTemplates({ protect, protectWords, positions }, templates);
   if (refused.length > 0) throw new ConfigError(fileName, refused);
 
-  return { file: fileName, pool, resources, protect, protectWords, positions };
+  return { file: fileName, pool, resources, protect, protectWords, positions, workerPreviews };
 }
 
 /**

@@ -14,7 +14,10 @@ import { type NameTemplate, nameTemplatesOf, type SlotConfig } from './slot-conf
 export type SlotResources = { slot: string } & KindResources;
 
 /** Why a name is protected (`contains the protected word 'prod'`), or undefined. */
-function protectionOf(name: string, config: SlotConfig): string | undefined {
+export function protectionOf(
+  name: string,
+  config: Pick<SlotConfig, 'protect' | 'protectWords'>,
+): string | undefined {
   const word = firstProtectedWord(name, config.protectWords);
   if (word !== undefined) return `contains the protected word '${word}' (protect-words)`;
   const glob = firstMatchingGlob(name, config.protect);

@@ -20,6 +20,7 @@ export function gitHubForRun(
   };
   return {
     get: async (number) => (await load()).get(number),
+    list: async (options) => (await load()).list(options),
     // Nothing is known or asked before the first lookup loads the client.
     known: () => client?.known() ?? new Map<number, PullRequestInfo>(),
     asked: () => client?.asked() ?? [],

@@ -29,9 +29,26 @@ export interface PullRequestInfo {
   number: number;
   title: string;
   state: PullRequestState;
+  /** The head branch's name, when the answer names it. */
+  headRef?: string;
+}
+
+/** A pull request as the repository's listing shows it: its state and the branch it comes from. */
+export interface ListedPullRequest extends PullRequestInfo {
+  /** The head branch's name (`head.ref`), what `wrangler preview` names a preview after. */
+  headRef: string;
 }
 
 export interface GitHubPullRequests {
+  /**
+   * The repository's pull requests, open and closed, most recently updated first, a page of 100 at a
+   * time: reading stops after `maxPages`, or once `enough` says the pages so far answer the question.
+   * Throws GitHubError.
+   */
+  list(options: {
+    maxPages: number;
+    enough: (sofar: readonly ListedPullRequest[]) => boolean;
+  }): Promise<ListedPullRequest[]>;
   /** The pull request's state; throws GitHubError. A second call for the same number asks nobody. */
   get(number: number): Promise<PullRequestInfo>;
   /** Answers already known this run, by number (failures left out). */
@@ -55,7 +72,20 @@ const pullRequestSchema = z.object({
   title: z.string(),
   state: z.enum(['open', 'closed']),
   merged_at: z.string().nullable().optional(),
+  head: z.object({ ref: z.string() }).optional(),
 });
+
+const listedSchema = z.array(
+  z.object({
+    number: z.int().positive(),
+    title: z.string(),
+    state: z.enum(['open', 'closed']),
+    merged_at: z.string().nullable().optional(),
+    head: z.object({ ref: z.string() }),
+  }),
+);
+/** GitHub's largest page of pull requests. */
+const PULLS_PER_PAGE = 100;
 
 const commentsSchema = z.array(
   z.object({
@@ -162,6 +192,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         number,
         title: pull.title.slice(0, MAX_TITLE_LENGTH),
         state: pull.merged_at ? 'merged' : pull.state,
+        ...(pull.head === undefined ? {} : { headRef: pull.head.ref }),
       };
       known.set(number, info);
       return info;
@@ -203,7 +234,48 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     return undefined;
   }
 
+  async function list(options: {
+    maxPages: number;
+    enough: (sofar: readonly ListedPullRequest[]) => boolean;
+  }): Promise<ListedPullRequest[]> {
+    const what = 'listing pull requests';
+    if (refusedBy !== undefined) throw refusedBy;
+    const pulls: ListedPullRequest[] = [];
+    try {
+      for (let page = 1; page <= options.maxPages; page++) {
+        const answer = await octokit.rest.pulls.list({
+          owner,
+          repo,
+          state: 'all',
+          sort: 'updated',
+          direction: 'desc',
+          per_page: PULLS_PER_PAGE,
+          page,
+          request: request(),
+        });
+        const listed = parsed(listedSchema, answer.data, what);
+        for (const pull of listed) {
+          const info: ListedPullRequest = {
+            number: pull.number,
+            title: pull.title.slice(0, MAX_TITLE_LENGTH),
+            state: pull.merged_at ? 'merged' : pull.state,
+            headRef: pull.head.ref,
+          };
+          pulls.push(info);
+          known.set(pull.number, { number: info.number, title: info.title, state: info.state });
+        }
+        if (listed.length < PULLS_PER_PAGE || options.enough(pulls)) break;
+      }
+      return pulls;
+    } catch (error) {
+      const failure = gitHubErrorOf(error, what);
+      if (failure.failure === 'refused') refusedBy ??= failure;
+      throw failure;
+    }
+  }
+
   return {
+    list,
     get(number) {
       let answer = answers.get(number);
       if (answer === undefined) {

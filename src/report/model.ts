@@ -240,6 +240,36 @@ export interface RunReport {
   spend?: SpendSummary;
   /** gc: the spend alerts this run raised (one per live lease a day, the semaphore decides). */
   spendAlerts?: SpendAlert[];
+  /** gc and cleanup: the Worker Previews of the Workers in `worker-previews`, Worker by Worker. */
+  workerPreviews?: WorkerPreviewsSweep[];
+  /** status: how many Worker Previews each Worker in `worker-previews` has (null: not listed, see `problem`). */
+  workerPreviewCounts?: { worker: string; previews: number | null; problem?: string }[];
+}
+
+/** What the sweep did with one Worker Preview. */
+export type WorkerPreviewAction = 'deleted' | 'would-delete' | 'kept' | 'delete-failed' | 'deferred';
+
+/** One Worker Preview of a swept Worker. */
+export interface WorkerPreviewRow {
+  /** The preview's name (a branch's, or `pr-<n>`), as `wrangler preview` gave it. */
+  name: string;
+  /** The pull request it is tied to; `unknown`: named `pr-<n>` but not among the pull requests read. */
+  pullRequest: { number: number; state: 'open' | 'closed' | 'merged' | 'unknown' } | null;
+  /** When its latest deployment was made (ISO), or null when it has none or it was not read. */
+  lastDeployment: string | null;
+  action: WorkerPreviewAction;
+  /** Why, for a person: "pull request #7 is merged", "no deployment for 4d, past the ttl of 3d". */
+  why: string;
+  /** The stores its latest deployment binds that production's deployment binds too. */
+  sharesWithProduction: string[];
+}
+
+/** One Worker of `worker-previews`: its previews, or what stopped the sweep. */
+export interface WorkerPreviewsSweep {
+  worker: string;
+  previews: WorkerPreviewRow[];
+  /** Why the previews could not be (all) read or swept, when something stood in the way. */
+  problem?: string;
 }
 
 /** doctor: one thing found about a slot. A problem needs a person and fails the run; a note does not. */

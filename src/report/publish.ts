@@ -26,6 +26,8 @@ export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>):
   io.setOutput('failed', counts.failed);
   io.setOutput('report', JSON.stringify(report));
   if (report.spend !== undefined) io.setOutput('spend', JSON.stringify(spendOutput(report)));
+  if (report.workerPreviews !== undefined)
+    io.setOutput('worker-previews', JSON.stringify(report.workerPreviews));
   const slot = report.acquired;
   if (slot === undefined) return;
   io.setOutput('slot', slot.slug);

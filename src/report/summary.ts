@@ -14,6 +14,7 @@ import {
   runFailed,
   type SlotOutcome,
   type SlotReport,
+  type WorkerPreviewAction,
 } from './model.ts';
 import { alertParts, dollarsPerHour, lastHourCell, spendFlags, spendNote } from './spend-text.ts';
 import * as view from './view.ts';
@@ -190,6 +191,58 @@ function slotTable(report: RunReport): string[] {
   ];
 }
 
+const PREVIEW_ACTION_LABEL: Record<WorkerPreviewAction, string> = {
+  deleted: '✅ deleted',
+  'would-delete': '🔍 would delete',
+  kept: '⏭️ kept',
+  'delete-failed': '❌ delete failed',
+  deferred: '⏳ deferred',
+};
+
+/** status: how many Worker Previews each Worker in `worker-previews` has. */
+function workerPreviewCountLines(report: RunReport): string[] {
+  const counts = report.workerPreviewCounts ?? [];
+  if (counts.length === 0) return [];
+  const parts = counts.map(({ worker, previews, problem }) =>
+    previews === null
+      ? `${inlineCode(worker)} ${esc(problem ?? 'not listed')}`
+      : `${inlineCode(worker)} ${previews}`,
+  );
+  return [`Worker Previews (gc sweeps them): ${parts.join(', ')}.`, ''];
+}
+
+/** gc and cleanup: the Worker Previews of each Worker in `worker-previews`. */
+function workerPreviewsSection(report: RunReport): string[] {
+  return (report.workerPreviews ?? []).flatMap((sweep) => {
+    const rows = sweep.previews.map((row) =>
+      [
+        inlineCode(row.name),
+        row.pullRequest === null
+          ? '–'
+          : `${holderCell(`pr-${row.pullRequest.number}`, report)}${row.pullRequest.state === 'unknown' ? '' : ` (${row.pullRequest.state})`}`,
+        row.lastDeployment === null ? '–' : esc(row.lastDeployment),
+        PREVIEW_ACTION_LABEL[row.action],
+        [
+          esc(row.why),
+          ...row.sharesWithProduction.map((share) => `⚠️ shares with production: ${esc(share)}`),
+        ].join('<br>'),
+      ].join(' | '),
+    );
+    return [
+      `### Worker Previews of ${inlineCode(sweep.worker)}`,
+      '',
+      ...(rows.length === 0
+        ? ['No Worker Preview.', '']
+        : [
+            '| Preview | Pull request | Last deployment | Action | Why |',
+            '| --- | --- | --- | --- | --- |',
+            ...rows.map((row) => `| ${row} |`),
+            '',
+          ]),
+    ];
+  });
+}
+
 function failures(report: RunReport): string[] {
   const needingAPerson = report.slots.filter(view.needsAttention);
   if (needingAPerson.length === 0) return [];
@@ -297,6 +350,8 @@ export function renderSummary(report: RunReport): string {
     banners(report),
     acquiredSection(report),
     slotTable(report),
+    workerPreviewsSection(report),
+    workerPreviewCountLines(report),
     doctorSection(report),
     failures(report),
     alertSection(report),

@@ -190,6 +190,7 @@ describe('run: every exit behind one net', () => {
     const posted: string[] = [];
     const github: GitHubPullRequests = {
       get: async (number) => ({ number, title: 'x', state: 'open' }),
+      list: async () => [],
       known: () => new Map(),
       asked: () => [],
       upsertComment: async (_number, _marker, body) => {

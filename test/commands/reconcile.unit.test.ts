@@ -19,6 +19,7 @@ function closedPullRequests(...closed: number[]): GitHubPullRequests {
       title: `#${number}`,
       state: closed.includes(number) ? 'closed' : 'open',
     }),
+    list: async () => [],
     known: () => new Map(),
     asked: () => [],
     upsertComment: async () => 'created',

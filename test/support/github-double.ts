@@ -1,7 +1,7 @@
 // A GitHub REST API double on a loopback port, for the real Octokit client of @actions/github (the
 // bundled action points at it through GITHUB_API_URL). It answers the few routes preview-gc calls, in
 // the shapes GitHub's REST reference gives them: "Get a pull request" (`state` open/closed, `merged_at`),
-// "List / Create issue comments" and "Update an issue comment"; a missing pull request is 404
+// "List pull requests" (`head.ref`), "List / Create issue comments" and "Update an issue comment"; a missing pull request is 404
 // `{ message: 'Not Found' }`; an exhausted rate limit is 403 with `x-ratelimit-remaining: 0`, as the
 // "Rate limits for the REST API" page describes; a workflow token without `pull-requests: read` gets
 // 403 `Resource not accessible by integration` (what GitHub answers an integration token that lacks
@@ -24,6 +24,8 @@ export interface GitHubDouble {
   url: string;
   token: string;
   pullRequests: Map<number, PullRequestBehaviour>;
+  /** The head branch of a pull request (`head.ref`), by number; `pr-<n>-branch` when unset. */
+  heads: Map<number, string>;
   /** Comments by pull request number. */
   comments: Map<number, { id: number; body: string; user: { login: string; type: 'User' | 'Bot' } }[]>;
   /** Comment routes answer 403 (a token without pull-requests: write) while this is true. */
@@ -86,8 +88,9 @@ export function listPage<T>(
   };
 }
 
-function pullRequestAnswer(number: number, behaviour: 'open' | 'closed' | 'merged') {
+function pullRequestAnswer(number: number, behaviour: 'open' | 'closed' | 'merged', head: string) {
   return {
+    head: { ref: head, label: `acme:${head}` },
     url: `https://api.github.com/repos/acme/shop/pulls/${number}`,
     number,
     state: behaviour === 'open' ? 'open' : 'closed',
@@ -102,6 +105,7 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
   const double: Omit<GitHubDouble, 'url' | 'close'> = {
     token,
     pullRequests: new Map(),
+    heads: new Map(),
     comments: new Map(),
     refuseComments: false,
     requests: [],
@@ -120,7 +124,24 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
         { message: 'API rate limit exceeded for installation ID 4242.', documentation_url: DOCS },
         { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1764500000' },
       );
-    } else send(res, 200, pullRequestAnswer(number, behaviour));
+    } else send(res, 200, pullRequestAnswer(number, behaviour, headOf(number)));
+  }
+
+  const headOf = (number: number) => double.heads.get(number) ?? `pr-${number}-branch`;
+
+  /**
+   * "List pull requests": `state=all` gives open and closed ones alike, paged like every list
+   * endpoint. Most recently updated first stands in as the highest number first.
+   */
+  function pullRequestList(req: IncomingMessage, res: ServerResponse): void {
+    const all = [...double.pullRequests.entries()]
+      .filter((entry): entry is [number, 'open' | 'closed' | 'merged'] =>
+        ['open', 'closed', 'merged'].includes(entry[1]),
+      )
+      .sort(([a], [b]) => b - a)
+      .map(([number, behaviour]) => pullRequestAnswer(number, behaviour, headOf(number)));
+    const { items, headers } = listPage(all, req.url ?? '/');
+    send(res, 200, items, headers);
   }
 
   /** GET lists a pull request's comments, POST adds one. */
@@ -162,6 +183,7 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
     const comments = /^\/repos\/acme\/shop\/issues\/(\d+)\/comments$/.exec(path);
     const comment = /^\/repos\/acme\/shop\/issues\/comments\/(\d+)$/.exec(path);
     if (pull !== null && method === 'GET') return pullRequest(res, Number(pull[1]));
+    if (path === '/repos/acme/shop/pulls' && method === 'GET') return pullRequestList(req, res);
     if ((comments !== null || comment !== null) && double.refuseComments) {
       send(res, 403, { message: 'Resource not accessible by integration', documentation_url: DOCS });
       return;

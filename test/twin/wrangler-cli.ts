@@ -59,9 +59,12 @@ function wranglerEnv(twin: TwinEndpoint, home: string): NodeJS.ProcessEnv {
   };
 }
 
-/** A wrangler bound to `twin`, with its home (config, logs, caches) under `home`. */
-export function wranglerFor(twin: TwinEndpoint, home: string): Wrangler {
-  const env = wranglerEnv(twin, home);
+/**
+ * A wrangler bound to `twin`, with its home (config, logs, caches) under `home`; `env` adds variables
+ * a test sets on purpose (the branch `wrangler preview` names a preview after).
+ */
+export function wranglerFor(twin: TwinEndpoint, home: string, extra: Record<string, string> = {}): Wrangler {
+  const env = { ...wranglerEnv(twin, home), ...extra };
   return async (cwd, ...args) => {
     const since = twin.requests?.().length ?? 0;
     try {

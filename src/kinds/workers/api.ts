@@ -224,11 +224,11 @@ export async function durableObjectReferences(
   }));
 }
 
-/** The Durable Object bindings of a Worker's live version (its settings). */
-export async function durableObjectBindings(
+/** Every binding of a Worker's live version (its settings), as the API answers it: `{ type, name, … }`. */
+export async function workerBindings(
   api: CloudflareApi,
   name: string,
-): Promise<DurableObjectBinding[]> {
+): Promise<({ type: string } & Record<string, unknown>)[]> {
   const { result } = await api.send(
     'workers.settings',
     (options) =>
@@ -238,7 +238,15 @@ export async function durableObjectBindings(
         .asResponse(),
     z.looseObject({ bindings: z.array(z.looseObject({ type: z.string() })).nullish() }),
   );
-  return (result.bindings ?? []).flatMap((binding) => {
+  return result.bindings ?? [];
+}
+
+/** The Durable Object bindings of a Worker's live version (its settings). */
+export async function durableObjectBindings(
+  api: CloudflareApi,
+  name: string,
+): Promise<DurableObjectBinding[]> {
+  return (await workerBindings(api, name)).flatMap((binding) => {
     const parsed = doBindingSchema.safeParse(binding);
     if (!parsed.success) return [];
     return [{ name: parsed.data.name, className: parsed.data.class_name, script: parsed.data.script_name }];

@@ -9,6 +9,7 @@
 import { BaseVersions as BaseBetaVersions } from 'cloudflare/resources/workers/beta/workers/versions';
 import { BaseWorkers as BaseBetaWorkers } from 'cloudflare/resources/workers/beta/workers/workers';
 import { BaseDeployments } from 'cloudflare/resources/workers/scripts/deployments';
+import { CloudflareCallError } from '../../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../../cloudflare/client.ts';
 import * as z from '../../zod.ts';
 
@@ -177,9 +178,28 @@ export interface WorkerPreview {
   id: string;
   slug: string;
   name: string;
+  /** When it was made and last changed (wrangler's PreviewResource), when the answer says. */
+  createdOn: string | undefined;
+  updatedOn: string | undefined;
 }
 
-const previewSchema = z.looseObject({ id: z.string(), slug: z.string(), name: z.string() });
+const previewSchema = z
+  .looseObject({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    created_on: z.string().nullish(),
+    updated_on: z.string().nullish(),
+  })
+  .transform(
+    (preview): WorkerPreview => ({
+      id: preview.id,
+      slug: preview.slug,
+      name: preview.name,
+      createdOn: preview.created_on ?? undefined,
+      updatedOn: preview.updated_on ?? undefined,
+    }),
+  );
 
 /** Every Worker Preview of the Worker (the Previews API pages by `page`). */
 export function listWorkerPreviews(api: CloudflareApi, name: string): Promise<WorkerPreview[]> {
@@ -205,4 +225,60 @@ export async function deleteWorkerPreview(api: CloudflareApi, name: string, id: 
         .asResponse(),
     z.unknown(),
   );
+}
+
+/** A preview's latest deployment: when it was made, and the bindings it carries (its `env`). */
+export interface PreviewDeployment {
+  id: string;
+  createdOn: string | undefined;
+  /** The deployment's bindings by name, as sent (wrangler's extractBindings: `{ type, … }`). */
+  bindings: Record<string, Record<string, unknown>>;
+}
+
+const previewDeploymentSchema = z.looseObject({
+  id: z.string(),
+  created_on: z.string().nullish(),
+  env: z.record(z.string(), z.looseObject({ type: z.string() })).nullish(),
+});
+
+/**
+ * The latest deployment of a Worker Preview (`deployments/latest`, as wrangler's preview command reads
+ * it), or undefined when it has none: 404, code 10025 or 10222 (wrangler's preview.ts takes the same
+ * three as "no deployment yet").
+ */
+export async function latestPreviewDeployment(
+  api: CloudflareApi,
+  name: string,
+  previewId: string,
+): Promise<PreviewDeployment | undefined> {
+  try {
+    const { result } = await api.send(
+      'workers.previews.deployments.get',
+      (options) =>
+        api
+          .sdk(RESOURCES)
+          .get(
+            `${workerPath(api, name)}/previews/${encodeURIComponent(previewId)}/deployments/latest`,
+            options,
+          )
+          .asResponse(),
+      previewDeploymentSchema,
+    );
+    return { id: result.id, createdOn: result.created_on ?? undefined, bindings: result.env ?? {} };
+  } catch (error) {
+    if (isNoDeployment(error)) return undefined;
+    throw error;
+  }
+}
+
+function isNoDeployment(error: unknown): boolean {
+  return (
+    error instanceof CloudflareCallError &&
+    (error.status === 404 || error.codes.some((code) => code === 10025 || code === 10222))
+  );
+}
+
+/** Whether a call failed because the preview does not exist (404, code 10025: wrangler's preview.ts). */
+export function isPreviewMissing(error: unknown): boolean {
+  return error instanceof CloudflareCallError && (error.status === 404 || error.codes.includes(10025));
 }

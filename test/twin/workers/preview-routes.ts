@@ -133,7 +133,11 @@ function applyClasses(preview: WorkerPreview, steps: Step[], exports: Record<str
   preview.classes = [...classes.values()];
 }
 
-async function newDeployment(request: Request, preview: WorkerPreview): Promise<PreviewDeployment> {
+async function newDeployment(
+  request: Request,
+  preview: WorkerPreview,
+  now: number,
+): Promise<PreviewDeployment> {
   const form = await formOf(request, 'metadata');
   const part = form.get('metadata');
   const text = typeof part === 'string' ? part : await part?.text();
@@ -158,7 +162,7 @@ async function newDeployment(request: Request, preview: WorkerPreview): Promise<
   applyClasses(preview, migrations ? (migrations.steps ?? [migrations]) : [], metadata.exports ?? {});
   return {
     id: randomUUID(),
-    createdOn: new Date().toISOString(),
+    createdOn: new Date(now).toISOString(),
     mainModule: metadata.main_module,
     migrationTag: migrations?.new_tag ?? current,
     annotations: metadata.annotations ?? {},
@@ -188,7 +192,8 @@ export function previewRoutes(workers: WorkersStore, account: AccountCore): Http
       if (script.previews.some((p) => p.slug === slug || p.name === parsed.data.name)) {
         throw new ApiFailure(409, 10026, `Preview '${parsed.data.name}' already exists`);
       }
-      const now = new Date().toISOString();
+      // The account's clock: a test moves it to make a preview (and its deployments) days old.
+      const now = new Date(account.now()).toISOString();
       const preview: WorkerPreview = {
         id: newId(),
         slug,
@@ -213,7 +218,7 @@ export function previewRoutes(workers: WorkersStore, account: AccountCore): Http
     }),
     route(account, 'POST', `${PREVIEWS}/:preview/deployments`, async (ctx) => {
       const preview = previewOf(workers, ctx);
-      const deployment = await newDeployment(ctx.request, preview);
+      const deployment = await newDeployment(ctx.request, preview, account.now());
       preview.deployments.push(deployment);
       preview.updatedOn = deployment.createdOn;
       return ok<DeploymentResource>(deploymentView(workers, ctx, preview, deployment));
