@@ -1,8 +1,9 @@
 // The D1 erase through the bundled action: gc over dirty slots whose databases are schemas from the
 // zoo (test/d1/zoo.ts), against the real semaphore and the Cloudflare twin. A slot is released clean
-// only where the oracle, reading a copy of its database with plain SQLite, finds nothing; the slot
-// whose trigger writes a row back on every delete stays dirty and the run names the trigger; a
-// 200,000-row table too big for one run's budget is deferred and finished by the next run.
+// only where the oracle, reading a copy of its database with plain SQLite, finds nothing: no trigger
+// of the tenant's runs during the erase, so one that writes a row back on every delete, or copies it
+// into d1_migrations, moves nothing; a 200,000-row table too big for one run's budget is deferred and
+// finished by the next run.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,9 @@ const SLOTS: Record<string, string> = {
   external: 'external-content FTS5 without sync triggers (rebuilt by the app)',
   audit: 'AFTER DELETE audit trigger writing into an earlier-sorting audit_log',
   requeue: 'a trigger that puts back every row it sees deleted',
+  smuggle: "a tenant's trigger that copies each deleted row into d1_migrations",
+  names: 'names as SQLite compares them: one-sided non-ASCII pairs, ASCII case, quotes',
+  stats: 'statistics and sequences: ANALYZE and AUTOINCREMENT',
 };
 const BIG = 'one table of 200,000 rows';
 
@@ -97,25 +101,20 @@ afterAll(async () => {
 });
 
 describe('gc erases D1 databases of real schemas', () => {
-  it('reclaims each slot only with nothing left, and keeps the one whose trigger refills it dirty, naming the trigger', async () => {
+  it('reclaims each slot only with nothing left, with no trigger of the tenant run', async () => {
+    const migrations = () =>
+      twin.account.d1.find('zoo-smuggle-db')?.select('SELECT * FROM d1_migrations ORDER BY id');
+    const before = migrations();
     const run = await gc('zoo');
 
-    expect(outcomesOf(run)).toEqual({
-      'fts-meta': 'reclaimed',
-      contentless: 'reclaimed',
-      external: 'reclaimed',
-      audit: 'reclaimed',
-      requeue: 'erase-failed',
-    });
-    for (const slug of ['fts-meta', 'contentless', 'external', 'audit'])
-      expect(oracle(twin.account.d1, `zoo-${slug}-db`), slug).toEqual([]);
-    expect(oracle(twin.account.d1, 'zoo-requeue-db')).not.toEqual([]);
-    expect(run.exitCode).toBe(1);
-    // The summary escapes Markdown: jobs\_requeue.
-    expect(run.summary).toContain(
-      'trigger jobs\\_requeue (AFTER DELETE ON jobs) writes into it on every delete',
+    expect(outcomesOf(run)).toEqual(
+      Object.fromEntries(Object.keys(SLOTS).map((slug) => [slug, 'reclaimed'])),
     );
-    expect(run.stdout).toMatch(/::error title=preview-gc%3A requeue erase-failed::.*jobs_requeue/);
+    for (const slug of Object.keys(SLOTS))
+      expect(oracle(twin.account.d1, `zoo-${slug}-db`), slug).toEqual([]);
+    // wrangler's record holds its own rows, none the trigger would have copied.
+    expect(migrations()).toEqual(before);
+    expect(run.exitCode).toBe(0);
   });
 
   it('defers a table too big for the run, and the next run finishes it, with no request refused', async () => {

@@ -4,12 +4,18 @@
 // external-content index answers `count(*)` from its content table, so 0 there says nothing of the
 // tokens still in its index.
 //
-// Exempt, and only these (docs/cloudflare.md#d1-what-not-to-touch): SQLite's own `sqlite_*` objects,
-// D1's own `_cf_*` tables, `d1_migrations` in rows mode (the schema's record, kept with it), views
+// Names are keyed as SQLite compares them: only ASCII letters fold, so "Ä" and "ä" are two tables.
+//
+// Exempt, and only these (docs/cloudflare.md#d1-what-not-to-touch): SQLite's own `sqlite_*` objects
+// but `sqlite_sequence`, `sqlite_stat1` and `sqlite_stat4` (they keep a tenant's table names, counters
+// and sample rows: counted like its tables), D1's own `_cf_*` tables, views
 // (they hold no rows), fts5vocab tables (a view of another index), and shadow tables matched exactly to
 // a virtual table of this database: FTS5's `_data`, `_idx`, `_content`, `_docsize`, `_config` and
-// R*Tree's `_node`, `_parent`, `_rowid`, read through their virtual table. In drop mode any object
-// but SQLite's and D1's own is left.
+// R*Tree's `_node`, `_parent`, `_rowid`, read through their virtual table. `d1_migrations` is kept in
+// rows mode (wrangler's record of the schema) and read all the same: it is clean only with wrangler's
+// columns (id, name, applied_at) and the very rows it had before the erase, read in a request that
+// changed nothing; a row a tenant's trigger copied in, or a record that could not be compared, is left.
+// In drop mode any object but SQLite's and D1's own is left.
 //
 // Its reads ride in the erase's own requests where they can (the erase carries them as a passenger,
 // at the end of its first request and of a request after which it may be done), so an erase costs
@@ -35,6 +41,11 @@ const FTS5_SHADOWS = ['data', 'idx', 'content', 'docsize', 'config'];
 const RTREE_SHADOWS = ['node', 'parent', 'rowid'];
 /** The `_data` rows every FTS5 index has, empty or not: its averages (id 1) and structure (id 10). */
 const FTS5_FIXED_RECORDS = '(1, 10)';
+/** SQLite's tables that keep a tenant's values: counted like its tables. */
+const STATISTICS = new Set(['sqlite_sequence', 'sqlite_stat1', 'sqlite_stat4']);
+/** wrangler's record of applied migrations, and the columns wrangler makes it with (its d1/migrations). */
+const MIGRATIONS = 'd1_migrations';
+const MIGRATIONS_COLUMNS = ['id', 'name', 'applied_at'];
 
 interface SchemaObject {
   type: string;
@@ -62,10 +73,12 @@ interface Check {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const field = (value: unknown) => (typeof value === 'string' ? value : value == null ? '' : String(value));
+/** A name as SQLite compares it: ASCII letters only fold. */
+const fold = (name: string) => name.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 
 function isSqlitesOrD1s(name: string): boolean {
-  const lower = name.toLowerCase();
-  return lower.startsWith('sqlite_') || lower.startsWith('_cf_');
+  const folded = fold(name);
+  return folded.startsWith('sqlite_') || folded.startsWith('_cf_');
 }
 
 function snapshotOf(results: readonly D1StatementResult[]): Snapshot {
@@ -99,22 +112,24 @@ interface Reading {
   checks: Check[];
   /** Left whatever the counts say: a virtual table of a module the inventory cannot read. */
   unreadable: string[];
+  /** `d1_migrations` as this database spells it, in rows mode: its columns and rows are read after the counts. */
+  migrations: string | undefined;
   tables: number;
   indexes: number;
 }
 
-/** The tables of the snapshot, by lower-cased name: table_list's, and any sqlite_schema has beside. */
+/** The tables of the snapshot, by folded name: table_list's, and any sqlite_schema has beside. */
 function tablesOf(snapshot: Snapshot): Map<string, { name: string; type: string; module: string }> {
-  const sqlOf = new Map(snapshot.objects.map((object) => [object.name.toLowerCase(), object.sql]));
+  const sqlOf = new Map(snapshot.objects.map((object) => [fold(object.name), object.sql]));
   const tables = new Map<string, { name: string; type: string; module: string }>();
   for (const { schema, name, type } of snapshot.listed) {
     if (schema !== 'main') continue;
-    const module = type === 'virtual' ? moduleOf(sqlOf.get(name.toLowerCase()) ?? '') : '';
-    tables.set(name.toLowerCase(), { name, type, module });
+    const module = type === 'virtual' ? moduleOf(sqlOf.get(fold(name)) ?? '') : '';
+    tables.set(fold(name), { name, type, module });
   }
   // Tables sqlite_schema names that table_list left out are read all the same.
   for (const object of snapshot.objects) {
-    const key = object.name.toLowerCase();
+    const key = fold(object.name);
     if (object.type === 'table' && !tables.has(key))
       tables.set(key, { name: object.name, type: 'table', module: '' });
   }
@@ -167,20 +182,21 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
   const virtual = [...tables.values()].filter((table) => table.type === 'virtual');
   const ownedByVirtualTable = (shadow: string) =>
     virtual.some((table) =>
-      shadowSuffixes(table.module).some(
-        (suffix) => shadow.toLowerCase() === `${table.name.toLowerCase()}_${suffix}`,
-      ),
+      shadowSuffixes(table.module).some((suffix) => fold(shadow) === `${fold(table.name)}_${suffix}`),
     );
-  const isShadow = (name: string) => tables.get(name.toLowerCase())?.type === 'shadow';
+  const isShadow = (name: string) => tables.get(fold(name))?.type === 'shadow';
   const exempt = (name: string, type: string) =>
-    isSqlitesOrD1s(name) ||
+    (isSqlitesOrD1s(name) && !STATISTICS.has(fold(name))) ||
     type === 'view' ||
-    (mode === 'rows' && name.toLowerCase() === 'd1_migrations') ||
     (type === 'shadow' && ownedByVirtualTable(name));
 
-  const reading: Reading = { checks: [], unreadable: [], tables: 0, indexes: 0 };
+  const reading: Reading = { checks: [], unreadable: [], migrations: undefined, tables: 0, indexes: 0 };
   for (const { name, type, module } of tables.values()) {
     if (exempt(name, type) || module === 'fts5vocab') continue;
+    if (mode === 'rows' && fold(name) === MIGRATIONS) {
+      reading.migrations = name;
+      continue;
+    }
     if (type !== 'virtual') {
       reading.tables++;
       reading.checks.push(count(name, name, `table ${name}`, 'rows'));
@@ -218,8 +234,47 @@ function dropJudgement(snapshot: Snapshot): Inventory {
   return { state: 'left', summary: plural(left.length, 'schema object'), items: someItems(left) };
 }
 
-function rowsJudgement(plan: Reading, results: readonly D1StatementResult[]): Inventory {
-  const items: string[] = [...plan.unreadable];
+/** The reads of `d1_migrations`: its columns, then its rows (any columns, any order). */
+function migrationsReads(table: string): D1Statement[] {
+  return [{ sql: `PRAGMA table_info(${quote(table)})` }, { sql: `SELECT * FROM ${quote(table)}` }];
+}
+
+/** Its rows, one JSON text each, sorted: what is compared with the rows before the erase. */
+function migrationsRows(result: D1StatementResult | undefined): string[] {
+  return (result?.results ?? []).map((row) => JSON.stringify(Object.entries(row).sort())).sort();
+}
+
+/** What is wrong with `d1_migrations` now, against its rows before the erase (undefined: not read then). */
+function migrationsFindings(
+  table: string,
+  results: readonly D1StatementResult[],
+  before: readonly string[] | undefined,
+): string[] {
+  const columns = (results[0]?.results ?? []).map((column) => field(column.name));
+  const findings: string[] = [];
+  const foreign = columns.filter((column) => !MIGRATIONS_COLUMNS.includes(fold(column)));
+  if (foreign.length > 0 || columns.length !== MIGRATIONS_COLUMNS.length)
+    findings.push(
+      `table ${table}: columns ${columns.join(', ')}, not wrangler's (${MIGRATIONS_COLUMNS.join(', ')})`,
+    );
+  const rows = migrationsRows(results[1]);
+  if (before === undefined) {
+    findings.push(`table ${table}: ${plural(rows.length, 'row')} not read before the erase to compare`);
+    return findings;
+  }
+  const kept = new Set(before);
+  const added = rows.filter((row) => !kept.has(row)).length;
+  if (added > 0) findings.push(`table ${table}: ${plural(added, 'row')} not there before the erase`);
+  else if (rows.length !== before.length) findings.push(`table ${table}: rows changed during the erase`);
+  return findings;
+}
+
+function rowsJudgement(
+  plan: Reading,
+  results: readonly D1StatementResult[],
+  migrations: readonly string[] = [],
+): Inventory {
+  const items: string[] = [...plan.unreadable, ...migrations];
   const tablesWithRows = new Set<string>();
   const indexesWithTokens = new Set<string>();
   let rows = 0;
@@ -245,9 +300,10 @@ function rowsJudgement(plan: Reading, results: readonly D1StatementResult[]): In
       state: 'empty',
       summary: `0 rows in ${tables}${plan.indexes === 0 ? '' : `, 0 tokens in ${plural(plan.indexes, 'FTS5 index', 'FTS5 indexes')}`}`,
     };
+  const record = migrations.length === 0 ? '' : ', d1_migrations not as wrangler wrote it';
   return {
     state: 'left',
-    summary: `${plural(rows, 'row')} in ${tablesWithRows.size} of ${tables}${indexes}`,
+    summary: `${plural(rows, 'row')} in ${tablesWithRows.size} of ${tables}${indexes}${record}`,
     items: someItems(items),
   };
 }
@@ -261,15 +317,28 @@ export class D1Inventory {
   private readonly mode: 'rows' | 'drop';
   private snapshot: Snapshot | undefined;
   private judgement: Inventory | undefined;
+  /** `d1_migrations`' rows as read before the erase changed anything. */
+  private migrationsBefore: string[] | undefined;
+  /** The erase changed the database before the reads now boarded. */
+  private boardedAfterWrites = false;
 
   constructor(mode: 'rows' | 'drop') {
     this.mode = mode;
   }
 
-  /** The reads to carry now: the schema first, then (rows mode) the counts and the schema again. */
-  board(): D1Statement[] {
+  /**
+   * The reads to carry now, in a request that runs them after the erase changed the database or not:
+   * the schema first, then (rows mode) the counts, `d1_migrations`, and the schema again.
+   */
+  board(afterWrites: boolean): D1Statement[] {
+    this.boardedAfterWrites ||= afterWrites;
     if (this.mode === 'drop' || this.snapshot === undefined) return [...SCHEMA_STATEMENTS];
-    return [...readingOf(this.snapshot, this.mode).checks.map(({ sql }) => ({ sql })), ...SCHEMA_STATEMENTS];
+    const reading = readingOf(this.snapshot, this.mode);
+    return [
+      ...reading.checks.map(({ sql }) => ({ sql })),
+      ...(reading.migrations === undefined ? [] : migrationsReads(reading.migrations)),
+      ...SCHEMA_STATEMENTS,
+    ];
   }
 
   /** The answers to the reads `board()` gave, in their order. */
@@ -281,18 +350,31 @@ export class D1Inventory {
     if (this.snapshot === undefined) {
       this.snapshot = snapshotOf(results);
       const plan = readingOf(this.snapshot, this.mode);
-      this.judgement = plan.checks.length === 0 ? rowsJudgement(plan, []) : undefined;
+      const nothingToRead = plan.checks.length === 0 && plan.migrations === undefined;
+      this.judgement = nothingToRead ? rowsJudgement(plan, []) : undefined;
       return;
     }
     const plan = readingOf(this.snapshot, this.mode);
-    const again = snapshotOf(results.slice(plan.checks.length));
+    const migrations = plan.migrations === undefined ? 0 : 2;
+    const again = snapshotOf(results.slice(plan.checks.length + migrations));
     const same = again.fingerprint === this.snapshot.fingerprint;
-    this.judgement = same ? rowsJudgement(plan, results) : undefined;
     this.snapshot = again;
+    if (!same) {
+      this.judgement = undefined;
+      return;
+    }
+    let findings: string[] = [];
+    if (plan.migrations !== undefined) {
+      const read = results.slice(plan.checks.length, plan.checks.length + migrations);
+      if (!this.boardedAfterWrites) this.migrationsBefore ??= migrationsRows(read[1]);
+      findings = migrationsFindings(plan.migrations, read, this.migrationsBefore);
+    }
+    this.judgement = rowsJudgement(plan, results, findings);
   }
 
   /** A request changed the database without carrying the reads: what they said is out of date. */
   missed(): void {
+    this.boardedAfterWrites = true;
     this.judgement = undefined;
   }
 
@@ -304,7 +386,7 @@ export class D1Inventory {
   /** Reads what is left in requests of its own: one for the schema, then the counts (split if long). */
   async read(api: CloudflareApi, databaseId: string): Promise<Inventory> {
     for (let attempt = 1; attempt <= MAX_READS; attempt++) {
-      const reads = this.board();
+      const reads = this.board(this.boardedAfterWrites);
       const results: D1StatementResult[] = [];
       for (let start = 0; start < reads.length; start += MAX_STATEMENTS)
         results.push(...(await queryD1(api, databaseId, reads.slice(start, start + MAX_STATEMENTS))));

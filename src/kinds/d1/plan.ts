@@ -8,7 +8,7 @@
 // `orders` is emptied), and an external-content FTS5 index comes after its content table.
 import { StepError } from '../step.ts';
 import type { D1Statement, D1StatementResult } from './api.ts';
-import { type D1Schema, quoteIdentifier, type SchemaTable } from './schema.ts';
+import { type D1Schema, foldName, quoteIdentifier, type SchemaTable } from './schema.ts';
 
 /** Rows one statement deletes at most: D1's docs advise chunks of about 10,000 (docs/cloudflare.md#d1-limits). */
 export const CHUNK_ROWS = 10_000;
@@ -47,13 +47,14 @@ export interface TablePlan {
   table: SchemaTable;
   /** How chunks name its rows; undefined when no rowid and no primary key reaches them. */
   key: RowKey | undefined;
-  /** Tables its foreign keys reference (lower-cased). */
+  /** Tables its foreign keys reference (folded as SQLite folds names). */
   references: string[];
   /** Its foreign keys on itself that let a chunk delete only leaves. */
   leavesOnly: SelfReference[];
 }
 
-const lower = (name: string) => name.toLowerCase();
+/** Names keyed as SQLite compares them (ASCII case only). */
+const lower = foldName;
 
 function numberIn(result: D1StatementResult | undefined, what: string): number {
   const value = Number(result?.results[0]?.n);
