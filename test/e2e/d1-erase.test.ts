@@ -12,7 +12,7 @@ import { seedDemoPool } from '../../demo/fixture.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import { oracle } from '../d1/support.ts';
-import { ZOO } from '../d1/zoo.ts';
+import { numbers, ZOO } from '../d1/zoo.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
 import { expectNoLeaks } from '../support/action-stack.ts';
 import { startTwin, type Twin } from '../twin/twin.ts';
@@ -31,6 +31,17 @@ const SLOTS: Record<string, string> = {
   stats: 'statistics and sequences: ANALYZE and AUTOINCREMENT',
 };
 const BIG = 'one table of 200,000 rows';
+/**
+ * 60,000 rows the first request deletes 50,000 of, then two tables whose foreign keys set each
+ * other's NOT NULL column to NULL on a delete: the second request fails in its middle.
+ */
+const STUCK = `CREATE TABLE aaa (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE left_side (id INTEGER PRIMARY KEY, right_id INTEGER NOT NULL REFERENCES right_side(id) ON DELETE SET NULL);
+CREATE TABLE right_side (id INTEGER PRIMARY KEY, left_id INTEGER NOT NULL REFERENCES left_side(id) ON DELETE SET NULL);
+${numbers(60_000, "INSERT INTO aaa SELECT i, 'tenant ' || i FROM n")}
+BEGIN; PRAGMA defer_foreign_keys = on;
+INSERT INTO left_side VALUES (1, 1); INSERT INTO right_side VALUES (1, 1);
+COMMIT;`;
 
 const zooSql = (name: string) => {
   const schema = ZOO.find((entry) => entry.name === name);
@@ -39,6 +50,7 @@ const zooSql = (name: string) => {
 };
 
 let semaphore: LocalSemaphore;
+let client: SemaphoreClient;
 let twin: Twin;
 let dir: string;
 
@@ -82,17 +94,19 @@ beforeAll(async () => {
         d1: [
           ...Object.entries(SLOTS).map(([slug, schema]) => ({ name: `zoo-${slug}-db`, sql: zooSql(schema) })),
           { name: 'big-events-db', sql: zooSql(BIG) },
+          { name: 'stuck-loop-db', sql: STUCK },
         ],
       },
     }),
   ]);
-  const client = new SemaphoreClient({ baseUrl: semaphore.url, token: TOKENS.semaphore });
+  client = new SemaphoreClient({ baseUrl: semaphore.url, token: TOKENS.semaphore });
   await seedDemoPool(
     client,
     Object.keys(SLOTS).map((slug) => ({ slug, state: 'dirty', holder: `pr-${slug}` })),
     'zoo',
   );
   await seedDemoPool(client, [{ slug: 'events', state: 'dirty', holder: 'pr-900' }], 'big');
+  await seedDemoPool(client, [{ slug: 'loop', state: 'dirty', holder: 'pr-901' }], 'stuck');
 }, 60_000);
 
 afterAll(async () => {
@@ -123,12 +137,28 @@ describe('gc erases D1 databases of real schemas', () => {
     const first = await gc('big', { 'request-budget': '6' });
     expect(outcomesOf(first)).toEqual({ events: 'deferred' });
     expect(first.exitCode).toBe(0);
+    // Deferred: released, and dirty, for the next run.
+    expect(await client.find('big', 'events')).toMatchObject({ leaseState: 'available', dirty: true });
     const rowsAfterFirst = twin.account.d1.find('big-events-db')?.select('SELECT count(*) AS n FROM events');
     expect(rowsAfterFirst).toEqual([{ n: 100_000 }]);
 
     const second = await gc('big');
     expect(outcomesOf(second)).toEqual({ events: 'reclaimed' });
+    expect(await client.find('big', 'events')).toMatchObject({ leaseState: 'available', dirty: false });
     expect(oracle(twin.account.d1, 'big-events-db')).toEqual([]);
     expect(twin.requests().filter((request) => request.status !== 200)).toEqual([]);
+  });
+
+  it('leaves the slot dirty when a request fails in its middle, with what that request would have deleted still there', async () => {
+    const run = await gc('stuck');
+
+    expect(outcomesOf(run)).toEqual({ loop: 'erase-failed' });
+    expect(await client.find('stuck', 'loop')).toMatchObject({ leaseState: 'available', dirty: true });
+    const database = twin.account.d1.find('stuck-loop-db');
+    // The first request's 50,000 deletes stay; the failed request changed nothing (one transaction).
+    expect(database?.select('SELECT count(*) AS n FROM aaa')).toEqual([{ n: 10_000 }]);
+    expect(database?.select('SELECT count(*) AS n FROM left_side')).toEqual([{ n: 1 }]);
+    expect(oracle(twin.account.d1, 'stuck-loop-db')).not.toEqual([]);
+    expect(run.summary).toContain('NOT NULL constraint failed');
   });
 });

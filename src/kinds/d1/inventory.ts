@@ -218,15 +218,14 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
 }
 
 function dropJudgement(snapshot: Snapshot): Inventory {
-  const named = new Set(snapshot.objects.map((object) => object.name.toLowerCase()));
+  const named = new Set(snapshot.objects.map((object) => fold(object.name)));
   const left = [
     ...snapshot.objects
       .filter((object) => !isSqlitesOrD1s(object.name))
       .map((object) => `${object.type} ${object.name}`),
     ...snapshot.listed
       .filter(
-        (table) =>
-          table.schema === 'main' && !isSqlitesOrD1s(table.name) && !named.has(table.name.toLowerCase()),
+        (table) => table.schema === 'main' && !isSqlitesOrD1s(table.name) && !named.has(fold(table.name)),
       )
       .map((table) => `${table.type} ${table.name}`),
   ];
