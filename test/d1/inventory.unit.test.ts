@@ -99,14 +99,26 @@ ${numbers(5, 'INSERT INTO places SELECT i, i, i + 1 FROM n')}
 INSERT INTO notes (rowid, body) VALUES (1, 'secret');`);
     expect(inventory).toEqual({
       state: 'left',
-      summary: '10 rows in 1 of 1 table, 1 of 1 FTS5 index with tokens',
+      summary: '11 rows in 1 of 1 table, 1 of 1 FTS5 index with tokens',
       items: [
         'FTS5 index notes: 1 page of tokens',
         'FTS5 index notes: 1 segment entry',
         'FTS5 index notes: 1 indexed document',
         'R*Tree places: 5 rows',
         'R*Tree places: 5 stored entries',
+        "R*Tree places: 1 node holding entries' bytes",
       ],
+    });
+  });
+
+  it("reads the bytes deleted entries leave in an R*Tree's root", async () => {
+    const { inventory } = await inventoryOf(`CREATE VIRTUAL TABLE places USING rtree(id, x0, x1);
+CREATE VIRTUAL TABLE fresh USING rtree(id, x0, x1);
+INSERT INTO places VALUES (7, 1.5, 2.5); DELETE FROM places;`);
+    expect(inventory).toEqual({
+      state: 'left',
+      summary: '1 row in 1 of 2 tables',
+      items: ["R*Tree places: 1 node holding entries' bytes"],
     });
   });
 

@@ -3,7 +3,7 @@
 // FTS5 and R*Tree as their documentation describes them:
 // - every table but SQLite's (`sqlite_*`), D1's (`_cf_*`) and, in rows mode, `d1_migrations` must be
 //   empty, shadow tables included, but for what an empty index keeps: FTS5's `_config` settings and
-//   its `_data` records 1 (averages) and 10 (structure), an R*Tree's root node;
+//   its `_data` records 1 (averages) and 10 (structure), an R*Tree's root node when all zeroes;
 // - every FTS5 index must have no term, read through an fts5vocab table the oracle makes in `temp`;
 // - SQLite's `sqlite_sequence`, `sqlite_stat1` and `sqlite_stat4`, where there, must be empty: they
 //   keep table names, counters and sample rows;
@@ -23,7 +23,12 @@ const FTS5_SHADOW_DATA: Record<string, string> = {
   _content: '',
   _docsize: '',
 };
-const RTREE_SHADOW_DATA: Record<string, string> = { _node: 'WHERE nodeno <> 1', _parent: '', _rowid: '' };
+/** An R*Tree's root keeps the bytes of deleted entries: only a root of zeroes holds nothing. */
+const RTREE_SHADOW_DATA: Record<string, string> = {
+  _node: 'WHERE nodeno <> 1 OR data <> zeroblob(length(data))',
+  _parent: '',
+  _rowid: '',
+};
 
 /** Findings, one a line ("table docs_meta: 12 rows"); none means nothing of a tenant is left. */
 export function leftIn(path: string, mode: 'rows' | 'drop'): string[] {

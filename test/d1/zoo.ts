@@ -194,6 +194,16 @@ ${numbers(50, 'INSERT INTO visits (place_id) SELECT i % 5 FROM n')}`,
     expect: reclaimed,
   },
   {
+    // SQLite moves an R*Tree's cells on a delete and clears none: the root keeps ids and coordinates.
+    name: 'an R*Tree whose entries the tenant deleted, and one it did not',
+    sql: `CREATE VIRTUAL TABLE drops USING rtree(id, lat0, lat1, lon0, lon1);
+CREATE VIRTUAL TABLE homes USING rtree_i32(id, x0, x1, +owner);
+${numbers(20, 'INSERT INTO drops SELECT i, 52.5 + i / 1000.0, 52.5 + i / 1000.0, 13.4, 13.4 FROM n')}
+DELETE FROM drops;
+${numbers(3, "INSERT INTO homes SELECT i, i, i + 10, 'owner ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
     name: 'a schema of 400 tables',
     sql: Array.from(
       { length: 400 },

@@ -11,7 +11,8 @@
 // and sample rows: counted like its tables), D1's own `_cf_*` tables, views
 // (they hold no rows), fts5vocab tables (a view of another index), and shadow tables matched exactly to
 // a virtual table of this database: FTS5's `_data`, `_idx`, `_content`, `_docsize`, `_config` and
-// R*Tree's `_node`, `_parent`, `_rowid`, read through their virtual table. `d1_migrations` is kept in
+// R*Tree's `_node`, `_parent`, `_rowid`, read with their virtual table (an R*Tree's root node keeps
+// the bytes of deleted entries: it must be all zeroes). `d1_migrations` is kept in
 // rows mode (wrangler's record of the schema) and read all the same: it is clean only with wrangler's
 // columns (id, name, applied_at) and the very rows it had before the erase, read in a request that
 // changed nothing; a row a tenant's trigger copied in, or a record that could not be compared, is left.
@@ -205,7 +206,17 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
       reading.checks.push(
         count(name, name, `R*Tree ${name}`, 'rows'),
         count(`${name}_rowid`, name, `R*Tree ${name}`, 'rows', 'stored entry', 'stored entries'),
+        count(`${name}_parent`, name, `R*Tree ${name}`, 'rows', 'inner node', 'inner nodes'),
       );
+      // Deleted entries leave their ids and coordinates in the root's bytes: only a root of zeroes
+      // (what a new R*Tree has) holds nothing.
+      if (isShadow(`${name}_node`))
+        reading.checks.push({
+          sql: `SELECT count(*) AS n FROM ${quote(`${name}_node`)} WHERE nodeno <> 1 OR data <> zeroblob(length(data))`,
+          what: (n) => `R*Tree ${name}: ${plural(n, 'node')} holding entries' bytes`,
+          counts: 'rows',
+          owner: name,
+        });
     } else if (module === 'fts5') {
       reading.indexes++;
       reading.checks.push(...indexChecks(name, isShadow));

@@ -39,7 +39,7 @@ interface SelfReference {
 export interface Measure {
   /** Rows (ordinary tables, R*Trees, regular FTS5 indexes). */
   rows: number;
-  /** FTS5 index entries: rows of its `_idx` and `_docsize` shadow tables. */
+  /** FTS5 index entries (rows of its `_idx` and `_docsize` shadow tables); an R*Tree's nodes that hold anything. */
   index: number;
 }
 
@@ -67,10 +67,20 @@ const count = (table: string): D1Statement => ({
   sql: `SELECT count(*) AS n FROM ${quoteIdentifier(table)}`,
 });
 
-/** The reads that measure a table: how many rows, and for FTS5 how much index. */
+/** An R*Tree's nodes that hold anything: every node but an all-zero root (what a new R*Tree has). */
+const rtreeNodes = (table: SchemaTable): D1Statement => ({
+  sql: `SELECT count(*) AS n FROM ${quoteIdentifier(`${table.name}_node`)} WHERE nodeno <> 1 OR data <> zeroblob(length(data))`,
+});
+
+/** The reads that measure a table: how many rows, and for FTS5 and R*Tree how much index. */
 export function measureReads(table: SchemaTable, schema: D1Schema): D1Statement[] {
   const { shape } = table;
-  if (shape.kind === 'table' || shape.kind === 'rtree') return [count(table.name)];
+  if (shape.kind === 'table') return [count(table.name)];
+  if (shape.kind === 'rtree')
+    return [
+      count(table.name),
+      ...(schema.shadows.has(lower(`${table.name}_node`)) ? [rtreeNodes(table)] : []),
+    ];
   if (shape.kind !== 'fts5') return [];
   const shadows = ['idx', 'docsize']
     .map((suffix) => `${table.name}_${suffix}`)
@@ -81,8 +91,9 @@ export function measureReads(table: SchemaTable, schema: D1Schema): D1Statement[
 export function readMeasure(table: SchemaTable, results: readonly D1StatementResult[]): Measure {
   const numbers = results.map((result) => numberIn(result, `a row count of ${table.name}`));
   const { shape } = table;
-  if (shape.kind === 'fts5') {
-    const [rows, ...index] = shape.content === 'regular' ? numbers : [0, ...numbers];
+  if (shape.kind === 'fts5' || shape.kind === 'rtree') {
+    const [rows, ...index] =
+      shape.kind === 'rtree' || shape.content === 'regular' ? numbers : [0, ...numbers];
     return { rows: rows ?? 0, index: index.reduce((sum, n) => sum + n, 0) };
   }
   return { rows: numbers[0] ?? 0, index: 0 };

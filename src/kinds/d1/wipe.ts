@@ -112,9 +112,9 @@ export class RowsWipe {
     await this.readTables(tables);
     const withRows = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
     const rows = withRows.reduce((sum, plan) => sum + (this.measure(plan)?.rows ?? 0), 0);
-    const indexes = this.order.filter(
-      (plan) => plan.table.shape.kind === 'fts5' && (this.measure(plan)?.index ?? 0) > 0,
-    );
+    const indexes = this.order.filter((plan) => (this.measure(plan)?.index ?? 0) > 0);
+    const trees = indexes.filter((plan) => plan.table.shape.kind === 'rtree').length;
+    const fts = indexes.length - trees;
     if (rows === 0 && indexes.length === 0)
       return {
         status: 'unchanged',
@@ -123,9 +123,9 @@ export class RowsWipe {
       };
     const deletes =
       rows > 0 ? `delete ${plural(rows, 'row')} in ${plural(withRows.length, 'table')}` : undefined;
-    const empties =
-      indexes.length > 0 ? `empty ${plural(indexes.length, 'FTS5 index', 'FTS5 indexes')}` : undefined;
-    const scope = [deletes, empties].filter((part) => part !== undefined);
+    const empties = fts > 0 ? `empty ${plural(fts, 'FTS5 index', 'FTS5 indexes')}` : undefined;
+    const remakes = trees > 0 ? `make ${plural(trees, 'R*Tree')} again` : undefined;
+    const scope = [deletes, empties, remakes].filter((part) => part !== undefined);
     if (this.context.dryRun)
       return { status: 'would-change', summary: `would ${scope.join(' and ')}`, details: this.details };
     try {
@@ -138,7 +138,11 @@ export class RowsWipe {
       throw this.failure(error);
     }
     this.details.indexesCleared = indexes.map((plan) => plan.table.name);
-    const done = [deletes?.replace(/^delete/, 'deleted'), empties?.replace(/^empty/, 'emptied')];
+    const done = [
+      deletes?.replace(/^delete/, 'deleted'),
+      empties?.replace(/^empty/, 'emptied'),
+      remakes?.replace(/^make/, 'made'),
+    ];
     return {
       status: 'done',
       summary: done.filter((part) => part !== undefined).join(', '),
@@ -252,6 +256,17 @@ export class RowsWipe {
    */
   private workOn(plan: TablePlan, rows: number, capacity: number, statementsLeft: number) {
     const { shape } = plan.table;
+    if (shape.kind === 'rtree') {
+      // Deleting an R*Tree's rows leaves their ids and coordinates in the bytes of its root node
+      // (SQLite moves the cells left, and clears none): made again from its own statement, its root
+      // is zeroes. No trigger can be on it, no foreign key reference it.
+      const name = quoteIdentifier(plan.table.name);
+      return {
+        statements: [{ sql: `DROP TABLE ${name}` }, { sql: plan.table.sql }],
+        taken: 0,
+        finished: true,
+      };
+    }
     if (shape.kind === 'fts5' && shape.content === 'external' && this.isTable(shape.contentTable)) {
       // A trigger of a table emptied after the content table may have written into it again: the
       // rebuild indexes what the content table holds now (nothing, once it is empty), so the index
