@@ -197,6 +197,34 @@ DELETE FROM sqlite_sequence;`,
     });
   });
 
+  it('flags a virtual table of a module it cannot read, never calling it clean', () => {
+    // D1 allows no module but FTS5 and R*Tree (the twin refuses others too): the answers are written here.
+    const inventory = new D1Inventory('rows');
+    inventory.board(false);
+    inventory.alight([
+      {
+        changes: 0,
+        results: [
+          {
+            type: 'table',
+            name: 'legacy',
+            tbl_name: 'legacy',
+            sql: 'CREATE VIRTUAL TABLE legacy USING fts4(body)',
+          },
+        ],
+      },
+      {
+        changes: 0,
+        results: [{ schema: 'main', name: 'legacy', type: 'virtual', ncol: 1, wr: 0, strict: 0 }],
+      },
+    ]);
+    expect(inventory.result()).toEqual({
+      state: 'left',
+      summary: '0 rows in 0 of 0 tables',
+      items: ['virtual table legacy (fts4): cannot be read back'],
+    });
+  });
+
   it('does not believe counts of a schema that changed while it read them, and reads again', async () => {
     const env = inProcessTwin();
     const name = seedDatabase(env, 'moving', 'CREATE TABLE a (id INTEGER PRIMARY KEY);');
