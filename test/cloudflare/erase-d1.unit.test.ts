@@ -102,7 +102,7 @@ ${numbers(25, 'INSERT INTO orders SELECT i, i FROM n')}`,
     ]);
   });
 
-  it('a trigger that writes a row back on every delete is refused, naming it and the fix', async () => {
+  it('a trigger that writes a row back on every delete runs on no erase: the table is emptied, the trigger kept', async () => {
     const env = inProcessTwin();
     const name = seedDatabase(
       env,
@@ -113,13 +113,12 @@ INSERT INTO jobs (state) VALUES ('queued');`,
     );
     const { result, step } = await eraseDatabase(env, 'p4b');
 
-    expect(result.status).toBe('failed');
-    expect(step.failure).toEqual({
-      reason: 'refused',
-      message:
-        'rows keep coming back: table jobs does not shrink under its own deletes; trigger jobs_requeue (AFTER DELETE ON jobs) writes into it on every delete: drop or change the trigger, or set `erase: drop` for this database',
-    });
-    expect(oracle(env.twin.d1, name)).toEqual(['table jobs: 1 rows']);
+    expect(result.status).toBe('complete');
+    expect(step.summary).toBe('deleted 1 row in 1 table');
+    expect(oracle(env.twin.d1, name)).toEqual([]);
+    expect(rowsOf(env, name, "SELECT name FROM sqlite_schema WHERE type = 'trigger'")).toEqual([
+      { name: 'jobs_requeue' },
+    ]);
   });
 });
 

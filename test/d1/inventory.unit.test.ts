@@ -37,11 +37,12 @@ describe('the D1 inventory', () => {
     const { inventory, requests } = await inventoryOf(LEFTOVERS);
     expect(inventory).toEqual({
       state: 'left',
-      summary: '13 rows in 2 of 4 tables, 1 of 2 FTS5 indexes with tokens',
+      summary:
+        "12 rows in 1 of 3 tables, 1 of 2 FTS5 indexes with tokens, SQLite's sqlite_sequence not empty",
       items: [
         'table docs_meta: 12 rows',
         // wrangler's AUTOINCREMENT counter of d1_migrations: the rows erase empties it too.
-        'table sqlite_sequence: 1 row',
+        "SQLite's sqlite_sequence: 1 row",
         'FTS5 index posts_fts: 1 page of tokens',
         'FTS5 index posts_fts: 1 segment entry',
         'FTS5 index posts_fts: 3 indexed documents',
@@ -60,7 +61,7 @@ CREATE VIRTUAL TABLE docs USING fts5(body);
 CREATE VIEW totals AS SELECT count(*) AS n FROM orders;`);
     // _cf_KV is D1's, d1_migrations the schema's (wrangler's columns, its rows as read); sqlite_sequence
     // is there, and empty.
-    expect(inventory).toEqual({ state: 'empty', summary: '0 rows in 2 tables, 0 tokens in 1 FTS5 index' });
+    expect(inventory).toEqual({ state: 'empty', summary: '0 rows in 1 table, 0 tokens in 1 FTS5 index' });
   });
 
   it("reads SQLite's statistics and sequences: counters, table names and sample rows are left", async () => {
@@ -71,8 +72,8 @@ ${numbers(20, "INSERT INTO payments (iban) SELECT 'DE-' || i FROM n")}
 ANALYZE; DELETE FROM payments;`);
     expect(inventory).toEqual({
       state: 'left',
-      summary: '2 rows in 2 of 3 tables',
-      items: ['table sqlite_stat1: 1 row', 'table sqlite_sequence: 1 row'],
+      summary: "0 rows in 0 of 1 table, SQLite's sqlite_stat1 and sqlite_sequence not empty",
+      items: ["SQLite's sqlite_stat1: 1 row", "SQLite's sqlite_sequence: 1 row"],
     });
   });
 
@@ -172,9 +173,10 @@ CREATE TABLE secrets (id INTEGER PRIMARY KEY, body TEXT);`,
     await ride(true);
     expect(inventory.result()).toEqual({
       state: 'left',
-      summary: '1 row in 1 of 2 tables, d1_migrations not as wrangler wrote it',
+      summary:
+        "0 rows in 0 of 1 table, d1_migrations not as wrangler wrote it, SQLite's sqlite_sequence not empty",
       // The insert also counted in sqlite_sequence.
-      items: ['table d1_migrations: 1 row not there before the erase', 'table sqlite_sequence: 1 row'],
+      items: ['table d1_migrations: 1 row not there before the erase', "SQLite's sqlite_sequence: 1 row"],
     });
   });
 

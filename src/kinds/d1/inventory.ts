@@ -23,7 +23,7 @@
 // no request more; otherwise `readD1Inventory` reads in a request or two of its own.
 
 import type { CloudflareApi } from '../../cloudflare/client.ts';
-import { plural } from '../../text/words.ts';
+import { listed, plural } from '../../text/words.ts';
 import { type Inventory, someItems } from '../inventory.ts';
 import { StepError } from '../step.ts';
 import { type D1Statement, type D1StatementResult, queryD1 } from './api.ts';
@@ -66,8 +66,8 @@ interface Snapshot {
 interface Check {
   sql: string;
   what: (n: number) => string;
-  /** 'rows' checks add up to the summary's rows; 'index' ones are tokens in an FTS5 index. */
-  counts: 'rows' | 'index';
+  /** 'rows' checks add up to the summary's rows; 'index' ones are tokens in an FTS5 index; 'statistics' SQLite's own. */
+  counts: 'rows' | 'index' | 'statistics';
   /** The table or index it belongs to. */
   owner: string;
 }
@@ -198,7 +198,9 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
       reading.migrations = name;
       continue;
     }
-    if (type !== 'virtual') {
+    if (STATISTICS.has(fold(name))) {
+      reading.checks.push(count(name, name, `SQLite's ${name}`, 'statistics'));
+    } else if (type !== 'virtual') {
       reading.tables++;
       reading.checks.push(count(name, name, `table ${name}`, 'rows'));
     } else if (module === 'rtree' || module === 'rtree_i32') {
@@ -287,6 +289,7 @@ function rowsJudgement(
   const items: string[] = [...plan.unreadable, ...migrations];
   const tablesWithRows = new Set<string>();
   const indexesWithTokens = new Set<string>();
+  const statistics: string[] = [];
   let rows = 0;
   plan.checks.forEach((check, index) => {
     const n = Number(results[index]?.results[0]?.n);
@@ -294,7 +297,8 @@ function rowsJudgement(
       throw new StepError('invalid-answer', 'D1 answered a count that is not a number');
     if (n === 0) return;
     items.push(check.what(n));
-    if (check.counts === 'index') indexesWithTokens.add(check.owner);
+    if (check.counts === 'statistics') statistics.push(check.owner);
+    else if (check.counts === 'index') indexesWithTokens.add(check.owner);
     else {
       tablesWithRows.add(check.owner);
       rows += n;
@@ -311,9 +315,10 @@ function rowsJudgement(
       summary: `0 rows in ${tables}${plan.indexes === 0 ? '' : `, 0 tokens in ${plural(plan.indexes, 'FTS5 index', 'FTS5 indexes')}`}`,
     };
   const record = migrations.length === 0 ? '' : ', d1_migrations not as wrangler wrote it';
+  const counters = statistics.length === 0 ? '' : `, SQLite's ${listed(statistics)} not empty`;
   return {
     state: 'left',
-    summary: `${plural(rows, 'row')} in ${tablesWithRows.size} of ${tables}${indexes}${record}`,
+    summary: `${plural(rows, 'row')} in ${tablesWithRows.size} of ${tables}${indexes}${record}${counters}`,
     items: someItems(items),
   };
 }

@@ -110,22 +110,26 @@ export class RowsWipe {
     const tables = this.tables();
     if (tables.length === 0) return { status: 'unchanged', summary: 'no tables', details: this.details };
     await this.readTables(tables);
-    const withRows = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
+    const statistics = new Set(this.schema.statistics);
+    const filled = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
+    const withRows = filled.filter((plan) => !statistics.has(plan.table));
     const rows = withRows.reduce((sum, plan) => sum + (this.measure(plan)?.rows ?? 0), 0);
+    const kept = filled.filter((plan) => statistics.has(plan.table)).map((plan) => plan.table.name);
     const indexes = this.order.filter((plan) => (this.measure(plan)?.index ?? 0) > 0);
     const trees = indexes.filter((plan) => plan.table.shape.kind === 'rtree').length;
     const fts = indexes.length - trees;
-    if (rows === 0 && indexes.length === 0)
+    if (rows === 0 && indexes.length === 0 && kept.length === 0)
       return {
         status: 'unchanged',
-        summary: `no rows in ${plural(tables.length, 'table')}`,
+        summary: `no rows in ${plural(tables.length - statistics.size, 'table')}`,
         details: this.details,
       };
     const deletes =
       rows > 0 ? `delete ${plural(rows, 'row')} in ${plural(withRows.length, 'table')}` : undefined;
     const empties = fts > 0 ? `empty ${plural(fts, 'FTS5 index', 'FTS5 indexes')}` : undefined;
     const remakes = trees > 0 ? `make ${plural(trees, 'R*Tree')} again` : undefined;
-    const scope = [deletes, empties, remakes].filter((part) => part !== undefined);
+    const counters = kept.length > 0 ? `empty SQLite's ${listed(kept)}` : undefined;
+    const scope = [deletes, empties, remakes, counters].filter((part) => part !== undefined);
     if (this.context.dryRun)
       return { status: 'would-change', summary: `would ${scope.join(' and ')}`, details: this.details };
     try {
@@ -142,6 +146,7 @@ export class RowsWipe {
       deletes?.replace(/^delete/, 'deleted'),
       empties?.replace(/^empty/, 'emptied'),
       remakes?.replace(/^make/, 'made'),
+      counters?.replace(/^empty/, 'emptied'),
     ];
     return {
       status: 'done',
@@ -187,7 +192,11 @@ export class RowsWipe {
         const measured = readMeasure(read.table, measure);
         this.measures.set(lower(read.table.name), measured);
         const { shape } = read.table;
-        if (shape.kind !== 'fts5' || shape.content === 'regular')
+        // The tenant's rows: SQLite's counters and statistics are not what the report counts.
+        if (
+          (shape.kind !== 'fts5' || shape.content === 'regular') &&
+          !this.schema.statistics.includes(read.table)
+        )
           this.details.rowsByTable[read.table.name] = measured.rows;
       }
     }
@@ -345,6 +354,7 @@ export class RowsWipe {
     }
     this.details.rowsLeft = Object.fromEntries(
       this.order
+        .filter((plan) => !this.schema.statistics.includes(plan.table))
         .map((plan) => [plan.table.name, this.measure(plan)?.rows ?? 0] as const)
         .filter(([, rows]) => rows > 0),
     );
