@@ -277,6 +277,13 @@ ANALYZE;`,
     expect: reclaimed,
   },
   {
+    name: 'more triggers than the erase sets aside in a request',
+    sql: `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+INSERT INTO notes (body) VALUES ('kept');
+${Array.from({ length: 101 }, (_, i) => `CREATE TRIGGER notes_t${i} AFTER DELETE ON notes BEGIN SELECT 1; END;`).join('\n')}`,
+    expect: { outcome: 'refused', message: /101 triggers, more than the 100 .*erase: drop/ },
+  },
+  {
     name: 'rows of a self-cascading table that reference each other in a loop',
     sql: `CREATE TABLE rings (id INTEGER PRIMARY KEY, next INTEGER REFERENCES rings(id) ON DELETE CASCADE);
 BEGIN; PRAGMA defer_foreign_keys = on; INSERT INTO rings VALUES (1, 2), (2, 1); COMMIT;`,

@@ -44,13 +44,7 @@ export interface SchemaTable {
 
 interface SchemaTrigger {
   name: string;
-  /** The table it is on. */
-  table: string;
-  /** "AFTER DELETE ON orders", for messages. */
-  when: string;
-  /** Tables its body writes into (INSERT, REPLACE, UPDATE, DELETE), as written. */
-  writesInto: string[];
-  /** The CREATE TRIGGER statement, as sqlite_schema keeps it. */
+  /** The CREATE TRIGGER statement, as sqlite_schema keeps it: the rows erase makes it again from this. */
   sql: string;
 }
 
@@ -123,11 +117,9 @@ export function readSchema(results: readonly D1StatementResult[]): D1Schema {
   }
   const triggers = objects
     .filter((row) => row.type === 'trigger' && !isInternal(text(row.name)))
-    .map((row) => readTrigger(text(row.name), text(row.tbl_name), text(row.sql)));
+    .map((row) => ({ name: text(row.name), sql: text(row.sql) }));
   return { tables, shadows, views, triggers, migrationsTable, statistics };
 }
-
-const IDENTIFIER = String.raw`(?:"(?:[^"]|"")+"|\x60(?:[^\x60]|\x60\x60)+\x60|\[[^\]]+\]|'(?:[^']|'')+'|[^\s(),;.'"\x60\[]+)`;
 
 /** An identifier as written, without its quotes. */
 function unquote(identifier: string): string {
@@ -189,22 +181,4 @@ function virtualShape(sql: string): TableShape {
       : { kind: 'fts5', content: 'external', contentTable: value };
   }
   return { kind: 'fts5', content: 'regular' };
-}
-
-const WRITES = new RegExp(
-  String.raw`\b(?:(?:INSERT|REPLACE)(?:\s+OR\s+\w+)?\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(?:${IDENTIFIER}\s*\.\s*)?(${IDENTIFIER})`,
-  'gi',
-);
-
-function readTrigger(name: string, table: string, sql: string): SchemaTrigger {
-  const begin = /\bBEGIN\b/i.exec(sql);
-  const header = begin ? sql.slice(0, begin.index) : sql;
-  const body = begin ? sql.slice(begin.index) : '';
-  const timing = /\b(BEFORE|AFTER|INSTEAD\s+OF)\s+(DELETE|INSERT|UPDATE)\b/i.exec(header);
-  const event = timing ? undefined : /\b(DELETE|INSERT|UPDATE)\b/i.exec(header);
-  const when = timing
-    ? `${timing[1]?.toUpperCase().replace(/\s+/, ' ')} ${timing[2]?.toUpperCase()}`
-    : `${event?.[1]?.toUpperCase() ?? 'DELETE'}`;
-  const writesInto = [...body.matchAll(WRITES)].map((match) => unquote(match[1] ?? ''));
-  return { name, table, when: `${when} ON ${table}`, writesInto, sql };
 }

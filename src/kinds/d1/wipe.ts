@@ -40,6 +40,11 @@ import {
 import { type D1Schema, foldName, quoteIdentifier, type SchemaTable, sameName } from './schema.ts';
 import type { Sender } from './send.ts';
 
+/**
+ * Triggers a request drops and makes again at most: twice this many statements beside its deletes
+ * and counts, within MAX_STATEMENTS.
+ */
+const MAX_TRIGGERS = 100;
 /** Rounds over the tables before rows that keep coming back are refused. */
 const MAX_ROUNDS = 3;
 /**
@@ -109,6 +114,13 @@ export class RowsWipe {
   async run(): Promise<StepOutcome<D1Details>> {
     const tables = this.tables();
     if (tables.length === 0) return { status: 'unchanged', summary: 'no tables', details: this.details };
+    const { triggers } = this.schema;
+    if (triggers.length > MAX_TRIGGERS)
+      throw new StepError(
+        'refused',
+        `the database has ${plural(triggers.length, 'trigger')}, more than the ${MAX_TRIGGERS} the rows erase sets aside in each of its requests so that none of them runs; set \`erase: drop\` for this database`,
+        this.details,
+      );
     await this.readTables(tables);
     const statistics = new Set(this.schema.statistics);
     const filled = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
@@ -200,11 +212,10 @@ export class RowsWipe {
           this.details.rowsByTable[read.table.name] = measured.rows;
       }
     }
-    const { all, firm } = predecessors(plans, this.schema);
-    for (const [name, set] of all) this.before.set(name, set);
+    for (const [name, set] of predecessors(plans)) this.before.set(name, set);
     // SQLite's counters and statistics first: a few rows, never written by a delete, so they ride in
     // the first request rather than cost one after a table that fills the last.
-    const order = eraseOrder(plans, all, firm);
+    const order = eraseOrder(plans, this.before);
     const isStatistics = (plan: TablePlan) => this.schema.statistics.includes(plan.table);
     this.order.push(...order.filter(isStatistics), ...order.filter((plan) => !isStatistics(plan)));
   }
