@@ -292,10 +292,9 @@ export class RowsWipe {
       };
     }
     if (shape.kind === 'fts5' && shape.content === 'external' && this.isTable(shape.contentTable)) {
-      // A trigger of a table emptied after the content table may have written into it again: the
-      // rebuild indexes what the content table holds now (nothing, once it is empty), so the index
-      // never lacks a row its content has, and the sync trigger's 'delete' of that row next round
-      // does not fail as a malformed index.
+      // The rebuild indexes what the content table holds now (nothing, once it is empty): the index
+      // never lacks a row its content has, whatever wrote into it, and the sync trigger's 'delete' of
+      // that row, once the trigger is back, does not fail as a malformed index.
       const statements = [ftsCommand(plan.table, 'delete-all'), ftsCommand(plan.table, 'rebuild')];
       return { statements, taken: 0, finished: true };
     }
