@@ -204,11 +204,14 @@ ${numbers(3, "INSERT INTO homes SELECT i, i, i + 10, 'owner ' || i FROM n")}`,
     expect: reclaimed,
   },
   {
-    name: 'a schema of 400 tables',
-    sql: Array.from(
-      { length: 400 },
-      (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
-    ).join('\n'),
+    name: "a schema of 400 tables and wrangler's d1_migrations",
+    sql: [
+      WRANGLER_MIGRATIONS,
+      ...Array.from(
+        { length: 400 },
+        (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
+      ),
+    ].join('\n'),
     expect: reclaimed,
   },
   {

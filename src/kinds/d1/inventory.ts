@@ -336,24 +336,36 @@ export class D1Inventory {
   private migrationsBefore: string[] | undefined;
   /** The erase changed the database before the reads now boarded. */
   private boardedAfterWrites = false;
+  /** The reads now boarded leave the counts out: only `d1_migrations` before the erase, and the schema. */
+  private boardedBaselineOnly = false;
 
   constructor(mode: 'rows' | 'drop') {
     this.mode = mode;
   }
 
   /**
-   * The reads to carry now, in a request that runs them after the erase changed the database or not:
-   * the schema first, then (rows mode) the counts, `d1_migrations`, and the schema again.
+   * The reads to carry now, in a request that runs them after the erase changed the database or not,
+   * with `room` statements left: the schema first, then (rows mode) the counts, `d1_migrations`, and
+   * the schema again. Before the erase writes, where the counts do not fit, `d1_migrations` and the
+   * schema alone: its rows must be read before the erase, its counts only after.
    */
-  board(afterWrites: boolean): D1Statement[] {
+  board(afterWrites: boolean, room = Number.POSITIVE_INFINITY): D1Statement[] {
     this.boardedAfterWrites ||= afterWrites;
+    this.boardedBaselineOnly = false;
     if (this.mode === 'drop' || this.snapshot === undefined) return [...SCHEMA_STATEMENTS];
     const reading = readingOf(this.snapshot, this.mode);
-    return [
-      ...reading.checks.map(({ sql }) => ({ sql })),
-      ...(reading.migrations === undefined ? [] : migrationsReads(reading.migrations)),
-      ...SCHEMA_STATEMENTS,
-    ];
+    const migrations = reading.migrations === undefined ? [] : migrationsReads(reading.migrations);
+    const counts = reading.checks.map(({ sql }) => ({ sql }));
+    const needsBaseline = !this.boardedAfterWrites && this.migrationsBefore === undefined;
+    if (
+      needsBaseline &&
+      migrations.length > 0 &&
+      counts.length + migrations.length + SCHEMA_STATEMENTS.length > room
+    ) {
+      this.boardedBaselineOnly = true;
+      return [...migrations, ...SCHEMA_STATEMENTS];
+    }
+    return [...counts, ...migrations, ...SCHEMA_STATEMENTS];
   }
 
   /** The answers to the reads `board()` gave, in their order. */
@@ -370,21 +382,20 @@ export class D1Inventory {
       return;
     }
     const plan = readingOf(this.snapshot, this.mode);
+    const counts = this.boardedBaselineOnly ? 0 : plan.checks.length;
     const migrations = plan.migrations === undefined ? 0 : 2;
-    const again = snapshotOf(results.slice(plan.checks.length + migrations));
+    const again = snapshotOf(results.slice(counts + migrations));
     const same = again.fingerprint === this.snapshot.fingerprint;
     this.snapshot = again;
-    if (!same) {
-      this.judgement = undefined;
-      return;
-    }
+    this.judgement = undefined;
+    if (!same) return;
     let findings: string[] = [];
     if (plan.migrations !== undefined) {
-      const read = results.slice(plan.checks.length, plan.checks.length + migrations);
+      const read = results.slice(counts, counts + migrations);
       if (!this.boardedAfterWrites) this.migrationsBefore ??= migrationsRows(read[1]);
       findings = migrationsFindings(plan.migrations, read, this.migrationsBefore);
     }
-    this.judgement = rowsJudgement(plan, results, findings);
+    if (!this.boardedBaselineOnly) this.judgement = rowsJudgement(plan, results, findings);
   }
 
   /** A request changed the database without carrying the reads: what they said is out of date. */

@@ -9,9 +9,10 @@ import { MAX_STATEMENTS } from './plan.ts';
 export interface Passenger {
   /**
    * The reads to carry at the end of the next request that may be the erase's last; `afterWrites`:
-   * that request, or one before it, changes the database before they run.
+   * that request, or one before it, changes the database before they run; `room`: the statements
+   * the request has left for them.
    */
-  board(afterWrites: boolean): D1Statement[];
+  board(afterWrites: boolean, room: number): D1Statement[];
   /** Their answers, in their order. */
   alight(results: readonly D1StatementResult[]): void;
   /** A request changed the database without carrying them. */
@@ -39,7 +40,8 @@ export function senderFor(
   let wrote = false;
   return async (statements, { writes, mayBeLast }) => {
     wrote ||= writes;
-    const riders = mayBeLast && passenger !== undefined ? passenger.board(wrote) : [];
+    const riders =
+      mayBeLast && passenger !== undefined ? passenger.board(wrote, MAX_STATEMENTS - statements.length) : [];
     const carried = statements.length + riders.length <= MAX_STATEMENTS ? riders : [];
     const results = await queryD1(context.api, databaseId, [...statements, ...carried]);
     if (carried.length > 0) passenger?.alight(results.slice(statements.length));
