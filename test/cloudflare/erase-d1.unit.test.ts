@@ -5,7 +5,7 @@
 // read by the oracle (test/d1/oracle.ts) and by the queries an app would run.
 import { describe, expect, it } from 'vitest';
 import { eraseDatabase, oracle, seedDatabase } from '../d1/support.ts';
-import { numbers } from '../d1/zoo.ts';
+import { numbers, WRANGLER_MIGRATIONS } from '../d1/zoo.ts';
 import { inProcessTwin } from './in-process-twin.ts';
 
 function rowsOf(env: ReturnType<typeof inProcessTwin>, database: string, sql: string) {
@@ -102,7 +102,7 @@ ${numbers(25, 'INSERT INTO orders SELECT i, i FROM n')}`,
     ]);
   });
 
-  it('a trigger that writes a row back on every delete is refused, naming it and the fix', async () => {
+  it('a trigger that writes a row back on every delete runs on no erase: the table is emptied, the trigger kept', async () => {
     const env = inProcessTwin();
     const name = seedDatabase(
       env,
@@ -113,13 +113,12 @@ INSERT INTO jobs (state) VALUES ('queued');`,
     );
     const { result, step } = await eraseDatabase(env, 'p4b');
 
-    expect(result.status).toBe('failed');
-    expect(step.failure).toEqual({
-      reason: 'refused',
-      message:
-        'rows keep coming back: table jobs does not shrink under its own deletes; trigger jobs_requeue (AFTER DELETE ON jobs) writes into it on every delete: drop or change the trigger, or set `erase: drop` for this database',
-    });
-    expect(oracle(env.twin.d1, name)).toEqual(['table jobs: 1 rows']);
+    expect(result.status).toBe('complete');
+    expect(step.summary).toBe('deleted 1 row in 1 table');
+    expect(oracle(env.twin.d1, name)).toEqual([]);
+    expect(rowsOf(env, name, "SELECT name FROM sqlite_schema WHERE type = 'trigger'")).toEqual([
+      { name: 'jobs_requeue' },
+    ]);
   });
 });
 
@@ -151,6 +150,30 @@ ${numbers(200_000, "INSERT INTO events SELECT i, 'k' || (i % 13), i FROM n")}`,
     // No request was refused on the way: each statement and each request stayed within the limits.
     expect(refusedFirst).toEqual([]);
     expect(env.twin.requests().filter((request) => request.status !== 200)).toEqual([]);
+  });
+});
+
+describe("SQLite's counters and statistics", () => {
+  it('are emptied within the requests the rows take, none more', async () => {
+    const env = inProcessTwin();
+    const name = seedDatabase(
+      env,
+      'p6',
+      `${WRANGLER_MIGRATIONS}
+CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT);
+CREATE INDEX events_by_kind ON events (kind);
+${numbers(100_000, "INSERT INTO events (kind) SELECT 'k' || (i % 13) FROM n")}
+ANALYZE;`,
+    );
+    const { result, step } = await eraseDatabase(env, 'p6');
+
+    expect(result.status).toBe('complete');
+    expect(step.summary).toBe(
+      "deleted 100,000 rows in 1 table, emptied SQLite's sqlite_sequence and sqlite_stat1",
+    );
+    // 50,000 rows a request: two requests, the counters and statistics in the first.
+    expect(step.details).toMatchObject({ writeRequests: 2 });
+    expect(oracle(env.twin.d1, name)).toEqual([]);
   });
 });
 

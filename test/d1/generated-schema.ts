@@ -210,27 +210,3 @@ export function schemaSql(schema: GeneratedSchema): string {
   }
   return statements.filter((statement) => statement !== '').join('\n');
 }
-
-/**
- * Whether a rows erase can empty the schema: it refuses only rows that keep coming back, which
- * here means audit triggers that write into a table whose own deletes lead back to them.
- */
-export function canBeEmptied(schema: GeneratedSchema): boolean {
-  const edges = new Map<number, Set<number>>();
-  for (const trigger of schema.triggers) {
-    const on = trigger.on % schema.tables.length;
-    const into = trigger.into % schema.tables.length;
-    edges.set(on, new Set([...(edges.get(on) ?? []), into]));
-  }
-  const reaches = (from: number, to: number, seen = new Set<number>()): boolean => {
-    for (const next of edges.get(from) ?? []) {
-      if (next === to) return true;
-      if (!seen.has(next)) {
-        seen.add(next);
-        if (reaches(next, to, seen)) return true;
-      }
-    }
-    return false;
-  };
-  return schema.tables.every((_, at) => !reaches(at, at));
-}

@@ -3,8 +3,10 @@
 // FTS5 and R*Tree as their documentation describes them:
 // - every table but SQLite's (`sqlite_*`), D1's (`_cf_*`) and, in rows mode, `d1_migrations` must be
 //   empty, shadow tables included, but for what an empty index keeps: FTS5's `_config` settings and
-//   its `_data` records 1 (averages) and 10 (structure), an R*Tree's root node;
+//   its `_data` records 1 (averages) and 10 (structure), an R*Tree's root node when all zeroes;
 // - every FTS5 index must have no term, read through an fts5vocab table the oracle makes in `temp`;
+// - SQLite's `sqlite_sequence`, `sqlite_stat1` and `sqlite_stat4`, where there, must be empty: they
+//   keep table names, counters and sample rows;
 // - in drop mode, no object but SQLite's and D1's may be there at all.
 import { DatabaseSync } from 'node:sqlite';
 
@@ -21,7 +23,12 @@ const FTS5_SHADOW_DATA: Record<string, string> = {
   _content: '',
   _docsize: '',
 };
-const RTREE_SHADOW_DATA: Record<string, string> = { _node: 'WHERE nodeno <> 1', _parent: '', _rowid: '' };
+/** An R*Tree's root keeps the bytes of deleted entries: only a root of zeroes holds nothing. */
+const RTREE_SHADOW_DATA: Record<string, string> = {
+  _node: 'WHERE nodeno <> 1 OR data <> zeroblob(length(data))',
+  _parent: '',
+  _rowid: '',
+};
 
 /** Findings, one a line ("table docs_meta: 12 rows"); none means nothing of a tenant is left. */
 export function leftIn(path: string, mode: 'rows' | 'drop'): string[] {
@@ -33,13 +40,16 @@ export function leftIn(path: string, mode: 'rows' | 'drop'): string[] {
       sql: string | null;
     }[];
     const mine = objects.filter((object) => !isOwnedBySqliteOrD1(object.name));
-    if (mode === 'drop') return mine.map((object) => `${object.type} ${object.name}`);
-
     const findings: string[] = [];
     const count = (what: string, sql: string) => {
       const n = Number((db.prepare(sql).get() as { n: number }).n);
       if (n > 0) findings.push(`${what}: ${n} rows`);
     };
+    for (const object of objects)
+      if (object.type === 'table' && /^sqlite_(sequence|stat1|stat4)$/.test(object.name))
+        count(`SQLite's ${object.name}`, `SELECT count(*) AS n FROM ${object.name}`);
+    if (mode === 'drop') return [...mine.map((object) => `${object.type} ${object.name}`), ...findings];
+
     const virtual = new Map<string, string>();
     for (const object of mine) {
       const module = /^CREATE VIRTUAL TABLE\b[\s\S]*?\bUSING\s+(\w+)/i.exec(object.sql ?? '')?.[1];

@@ -18,8 +18,16 @@ export interface ZooSchema {
   expect: { outcome: 'reclaimed' } | { outcome: 'refused'; message: RegExp };
 }
 
-const MIGRATIONS = `CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TEXT NOT NULL);
+const MIGRATIONS = `CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL);
 INSERT INTO d1_migrations (name, applied_at) VALUES ('0001_init.sql', '2026-11-01T00:00:00Z');`;
+
+/** The table as wrangler's `migrations apply` makes it (getCreateMigrationsTableQuery in its d1/migrations). */
+export const WRANGLER_MIGRATIONS = `CREATE TABLE IF NOT EXISTS d1_migrations(
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  name       TEXT UNIQUE,
+  applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL
+);
+INSERT INTO d1_migrations (name) VALUES ('0001_init.sql'), ('0002_more.sql');`;
 
 const reclaimed = { outcome: 'reclaimed' } as const;
 
@@ -186,24 +194,35 @@ ${numbers(50, 'INSERT INTO visits (place_id) SELECT i % 5 FROM n')}`,
     expect: reclaimed,
   },
   {
-    name: 'a schema of 400 tables',
-    sql: Array.from(
-      { length: 400 },
-      (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
-    ).join('\n'),
+    // SQLite moves an R*Tree's cells on a delete and clears none: the root keeps ids and coordinates.
+    name: 'an R*Tree whose entries the tenant deleted, and one it did not',
+    sql: `CREATE VIRTUAL TABLE drops USING rtree(id, lat0, lat1, lon0, lon1);
+CREATE VIRTUAL TABLE homes USING rtree_i32(id, x0, x1, +owner);
+${numbers(20, 'INSERT INTO drops SELECT i, 52.5 + i / 1000.0, 52.5 + i / 1000.0, 13.4, 13.4 FROM n')}
+DELETE FROM drops;
+${numbers(3, "INSERT INTO homes SELECT i, i, i + 10, 'owner ' || i FROM n")}`,
     expect: reclaimed,
   },
   {
+    name: "a schema of 400 tables and wrangler's d1_migrations",
+    sql: [
+      WRANGLER_MIGRATIONS,
+      ...Array.from(
+        { length: 400 },
+        (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
+      ),
+    ].join('\n'),
+    expect: reclaimed,
+  },
+  {
+    // No trigger of the tenant's runs during the erase: the three below would otherwise refill or refuse.
     name: 'a trigger that puts back every row it sees deleted',
     sql: `CREATE TABLE jobs (id INTEGER PRIMARY KEY, state TEXT);
 CREATE TRIGGER jobs_requeue AFTER DELETE ON jobs BEGIN
   INSERT INTO jobs (state) VALUES ('requeued');
 END;
 INSERT INTO jobs (state) VALUES ('queued'), ('queued');`,
-    expect: {
-      outcome: 'refused',
-      message: /jobs_requeue \(AFTER DELETE ON jobs\).*drop or change the trigger/,
-    },
+    expect: reclaimed,
   },
   {
     name: 'a trigger that refuses deletes',
@@ -212,11 +231,7 @@ CREATE TRIGGER ledger_append_only BEFORE DELETE ON ledger BEGIN
   SELECT RAISE(ABORT, 'the ledger is append-only');
 END;
 INSERT INTO ledger (amount) VALUES (10), (20);`,
-    expect: {
-      outcome: 'refused',
-      message:
-        /the ledger is append-only.*ledger_append_only \(BEFORE DELETE ON ledger\).*drop or change the trigger/,
-    },
+    expect: reclaimed,
   },
   {
     name: 'two tables whose triggers write into each other',
@@ -225,10 +240,51 @@ CREATE TABLE pongs (id INTEGER PRIMARY KEY);
 CREATE TRIGGER ping_pong AFTER DELETE ON pings BEGIN INSERT INTO pongs (id) VALUES (NULL); END;
 CREATE TRIGGER pong_ping AFTER DELETE ON pongs BEGIN INSERT INTO pings (id) VALUES (NULL); END;
 INSERT INTO pings DEFAULT VALUES; INSERT INTO pongs DEFAULT VALUES;`,
-    expect: {
-      outcome: 'refused',
-      message: /pong_ping \(AFTER DELETE ON pongs\) writes into it.*drop or change the trigger/,
-    },
+    expect: reclaimed,
+  },
+  {
+    name: "a tenant's trigger that copies each deleted row into d1_migrations",
+    sql: `${WRANGLER_MIGRATIONS}
+CREATE TABLE secrets (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+CREATE TRIGGER secrets_smuggle AFTER DELETE ON secrets BEGIN
+  INSERT INTO d1_migrations (name) VALUES ('smuggled: ' || old.body);
+END;
+${numbers(25, "INSERT INTO secrets (body) SELECT 'tenant secret ' || i FROM n")}`,
+    expect: reclaimed,
+  },
+  {
+    // SQLite folds only ASCII letters: "Ä" and "ä" are two tables, "Orders" and "ORDERS" one.
+    name: 'names as SQLite compares them: one-sided non-ASCII pairs, ASCII case, quotes',
+    sql: `CREATE TABLE "Ä" (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE "ä" (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE "É" (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE "é" (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE "Ü" (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE "ü" (id INTEGER PRIMARY KEY, v TEXT);
+CREATE TABLE Orders (id INTEGER PRIMARY KEY, total INTEGER);
+CREATE TABLE "Line ""Items""" (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES ORDERS(id));
+${numbers(30, `INSERT INTO "Ä" SELECT i, 'upper ä ' || i FROM n`)}
+${numbers(30, `INSERT INTO "é" SELECT i, 'lower é ' || i FROM n`)}
+${numbers(30, `INSERT INTO "ü" SELECT i, 'lower ü ' || i FROM n`)}
+${numbers(10, 'INSERT INTO orders SELECT i, i FROM n')}
+${numbers(10, 'INSERT INTO "LINE ""ITEMS""" SELECT i, i FROM n')}`,
+    expect: reclaimed,
+  },
+  {
+    name: 'statistics and sequences: ANALYZE and AUTOINCREMENT',
+    sql: `${WRANGLER_MIGRATIONS}
+CREATE TABLE payments (id INTEGER PRIMARY KEY AUTOINCREMENT, iban TEXT NOT NULL);
+CREATE INDEX payments_by_iban ON payments (iban);
+${numbers(200, "INSERT INTO payments (iban) SELECT 'DE-secret-' || (i % 17) FROM n")}
+ANALYZE;`,
+    expect: reclaimed,
+  },
+  {
+    name: 'more triggers than the erase sets aside in a request',
+    sql: `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+INSERT INTO notes (body) VALUES ('kept');
+${Array.from({ length: 101 }, (_, i) => `CREATE TRIGGER notes_t${i} AFTER DELETE ON notes BEGIN SELECT 1; END;`).join('\n')}`,
+    expect: { outcome: 'refused', message: /101 triggers, more than the 100 .*erase: drop/ },
   },
   {
     name: 'rows of a self-cascading table that reference each other in a loop',

@@ -13,7 +13,7 @@ import type { D1Statement } from './api.ts';
 import type { SlotD1 } from './config.ts';
 import type { D1Details } from './details.ts';
 import { eraseOrder, readStructure, structureReads, type TablePlan } from './plan.ts';
-import { type D1Schema, quoteIdentifier, readSchema, SCHEMA_READS } from './schema.ts';
+import { type D1Schema, foldName, quoteIdentifier, readSchema, SCHEMA_READS } from './schema.ts';
 import { type Passenger, type Sender, senderFor } from './send.ts';
 import { RowsWipe } from './wipe.ts';
 
@@ -75,12 +75,12 @@ async function dropOrder(send: Sender, schema: D1Schema): Promise<TablePlan[]> {
     at += length;
     return plan;
   });
-  const known = new Set(plans.map((plan) => plan.table.name.toLowerCase()));
-  const before = new Map(plans.map((plan) => [plan.table.name.toLowerCase(), new Set<string>()] as const));
+  const known = new Set(plans.map((plan) => foldName(plan.table.name)));
+  const before = new Map(plans.map((plan) => [foldName(plan.table.name), new Set<string>()] as const));
   for (const plan of plans)
     for (const parent of plan.references)
-      if (known.has(parent) && parent !== plan.table.name.toLowerCase())
-        before.get(parent)?.add(plan.table.name.toLowerCase());
+      if (known.has(parent) && parent !== foldName(plan.table.name))
+        before.get(parent)?.add(foldName(plan.table.name));
   return eraseOrder(plans, before);
 }
 

@@ -4,19 +4,26 @@
 // external-content index answers `count(*)` from its content table, so 0 there says nothing of the
 // tokens still in its index.
 //
-// Exempt, and only these (docs/cloudflare.md#d1-what-not-to-touch): SQLite's own `sqlite_*` objects,
-// D1's own `_cf_*` tables, `d1_migrations` in rows mode (the schema's record, kept with it), views
+// Names are keyed as SQLite compares them: only ASCII letters fold, so "Ä" and "ä" are two tables.
+//
+// Exempt, and only these (docs/cloudflare.md#d1-what-not-to-touch): SQLite's own `sqlite_*` objects
+// but `sqlite_sequence`, `sqlite_stat1` and `sqlite_stat4` (they keep a tenant's table names, counters
+// and sample rows: counted like its tables), D1's own `_cf_*` tables, views
 // (they hold no rows), fts5vocab tables (a view of another index), and shadow tables matched exactly to
 // a virtual table of this database: FTS5's `_data`, `_idx`, `_content`, `_docsize`, `_config` and
-// R*Tree's `_node`, `_parent`, `_rowid`, read through their virtual table. In drop mode any object
-// but SQLite's and D1's own is left.
+// R*Tree's `_node`, `_parent`, `_rowid`, read with their virtual table (an R*Tree's root node keeps
+// the bytes of deleted entries: it must be all zeroes). `d1_migrations` is kept in
+// rows mode (wrangler's record of the schema) and read all the same: it is clean only with wrangler's
+// columns (id, name, applied_at) and the very rows it had before the erase, read in a request that
+// changed nothing; a row a tenant's trigger copied in, or a record that could not be compared, is left.
+// In drop mode any object but SQLite's and D1's own is left.
 //
 // Its reads ride in the erase's own requests where they can (the erase carries them as a passenger,
 // at the end of its first request and of a request after which it may be done), so an erase costs
 // no request more; otherwise `readD1Inventory` reads in a request or two of its own.
 
 import type { CloudflareApi } from '../../cloudflare/client.ts';
-import { plural } from '../../text/words.ts';
+import { listed, plural } from '../../text/words.ts';
 import { type Inventory, someItems } from '../inventory.ts';
 import { StepError } from '../step.ts';
 import { type D1Statement, type D1StatementResult, queryD1 } from './api.ts';
@@ -35,6 +42,11 @@ const FTS5_SHADOWS = ['data', 'idx', 'content', 'docsize', 'config'];
 const RTREE_SHADOWS = ['node', 'parent', 'rowid'];
 /** The `_data` rows every FTS5 index has, empty or not: its averages (id 1) and structure (id 10). */
 const FTS5_FIXED_RECORDS = '(1, 10)';
+/** SQLite's tables that keep a tenant's values: counted like its tables. */
+const STATISTICS = new Set(['sqlite_sequence', 'sqlite_stat1', 'sqlite_stat4']);
+/** wrangler's record of applied migrations, and the columns wrangler makes it with (its d1/migrations). */
+const MIGRATIONS = 'd1_migrations';
+const MIGRATIONS_COLUMNS = ['id', 'name', 'applied_at'];
 
 interface SchemaObject {
   type: string;
@@ -54,18 +66,20 @@ interface Snapshot {
 interface Check {
   sql: string;
   what: (n: number) => string;
-  /** 'rows' checks add up to the summary's rows; 'index' ones are tokens in an FTS5 index. */
-  counts: 'rows' | 'index';
+  /** 'rows' checks add up to the summary's rows; 'index' ones are tokens in an FTS5 index; 'statistics' SQLite's own. */
+  counts: 'rows' | 'index' | 'statistics';
   /** The table or index it belongs to. */
   owner: string;
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const field = (value: unknown) => (typeof value === 'string' ? value : value == null ? '' : String(value));
+/** A name as SQLite compares it: ASCII letters only fold. */
+const fold = (name: string) => name.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 
 function isSqlitesOrD1s(name: string): boolean {
-  const lower = name.toLowerCase();
-  return lower.startsWith('sqlite_') || lower.startsWith('_cf_');
+  const folded = fold(name);
+  return folded.startsWith('sqlite_') || folded.startsWith('_cf_');
 }
 
 function snapshotOf(results: readonly D1StatementResult[]): Snapshot {
@@ -99,22 +113,24 @@ interface Reading {
   checks: Check[];
   /** Left whatever the counts say: a virtual table of a module the inventory cannot read. */
   unreadable: string[];
+  /** `d1_migrations` as this database spells it, in rows mode: its columns and rows are read after the counts. */
+  migrations: string | undefined;
   tables: number;
   indexes: number;
 }
 
-/** The tables of the snapshot, by lower-cased name: table_list's, and any sqlite_schema has beside. */
+/** The tables of the snapshot, by folded name: table_list's, and any sqlite_schema has beside. */
 function tablesOf(snapshot: Snapshot): Map<string, { name: string; type: string; module: string }> {
-  const sqlOf = new Map(snapshot.objects.map((object) => [object.name.toLowerCase(), object.sql]));
+  const sqlOf = new Map(snapshot.objects.map((object) => [fold(object.name), object.sql]));
   const tables = new Map<string, { name: string; type: string; module: string }>();
   for (const { schema, name, type } of snapshot.listed) {
     if (schema !== 'main') continue;
-    const module = type === 'virtual' ? moduleOf(sqlOf.get(name.toLowerCase()) ?? '') : '';
-    tables.set(name.toLowerCase(), { name, type, module });
+    const module = type === 'virtual' ? moduleOf(sqlOf.get(fold(name)) ?? '') : '';
+    tables.set(fold(name), { name, type, module });
   }
   // Tables sqlite_schema names that table_list left out are read all the same.
   for (const object of snapshot.objects) {
-    const key = object.name.toLowerCase();
+    const key = fold(object.name);
     if (object.type === 'table' && !tables.has(key))
       tables.set(key, { name: object.name, type: 'table', module: '' });
   }
@@ -167,21 +183,24 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
   const virtual = [...tables.values()].filter((table) => table.type === 'virtual');
   const ownedByVirtualTable = (shadow: string) =>
     virtual.some((table) =>
-      shadowSuffixes(table.module).some(
-        (suffix) => shadow.toLowerCase() === `${table.name.toLowerCase()}_${suffix}`,
-      ),
+      shadowSuffixes(table.module).some((suffix) => fold(shadow) === `${fold(table.name)}_${suffix}`),
     );
-  const isShadow = (name: string) => tables.get(name.toLowerCase())?.type === 'shadow';
+  const isShadow = (name: string) => tables.get(fold(name))?.type === 'shadow';
   const exempt = (name: string, type: string) =>
-    isSqlitesOrD1s(name) ||
+    (isSqlitesOrD1s(name) && !STATISTICS.has(fold(name))) ||
     type === 'view' ||
-    (mode === 'rows' && name.toLowerCase() === 'd1_migrations') ||
     (type === 'shadow' && ownedByVirtualTable(name));
 
-  const reading: Reading = { checks: [], unreadable: [], tables: 0, indexes: 0 };
+  const reading: Reading = { checks: [], unreadable: [], migrations: undefined, tables: 0, indexes: 0 };
   for (const { name, type, module } of tables.values()) {
     if (exempt(name, type) || module === 'fts5vocab') continue;
-    if (type !== 'virtual') {
+    if (mode === 'rows' && fold(name) === MIGRATIONS) {
+      reading.migrations = name;
+      continue;
+    }
+    if (STATISTICS.has(fold(name))) {
+      reading.checks.push(count(name, name, `SQLite's ${name}`, 'statistics'));
+    } else if (type !== 'virtual') {
       reading.tables++;
       reading.checks.push(count(name, name, `table ${name}`, 'rows'));
     } else if (module === 'rtree' || module === 'rtree_i32') {
@@ -189,7 +208,17 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
       reading.checks.push(
         count(name, name, `R*Tree ${name}`, 'rows'),
         count(`${name}_rowid`, name, `R*Tree ${name}`, 'rows', 'stored entry', 'stored entries'),
+        count(`${name}_parent`, name, `R*Tree ${name}`, 'rows', 'inner node', 'inner nodes'),
       );
+      // Deleted entries leave their ids and coordinates in the root's bytes: only a root of zeroes
+      // (what a new R*Tree has) holds nothing.
+      if (isShadow(`${name}_node`))
+        reading.checks.push({
+          sql: `SELECT count(*) AS n FROM ${quote(`${name}_node`)} WHERE nodeno <> 1 OR data <> zeroblob(length(data))`,
+          what: (n) => `R*Tree ${name}: ${plural(n, 'node')} holding entries' bytes`,
+          counts: 'rows',
+          owner: name,
+        });
     } else if (module === 'fts5') {
       reading.indexes++;
       reading.checks.push(...indexChecks(name, isShadow));
@@ -202,15 +231,14 @@ function readingOf(snapshot: Snapshot, mode: 'rows' | 'drop'): Reading {
 }
 
 function dropJudgement(snapshot: Snapshot): Inventory {
-  const named = new Set(snapshot.objects.map((object) => object.name.toLowerCase()));
+  const named = new Set(snapshot.objects.map((object) => fold(object.name)));
   const left = [
     ...snapshot.objects
       .filter((object) => !isSqlitesOrD1s(object.name))
       .map((object) => `${object.type} ${object.name}`),
     ...snapshot.listed
       .filter(
-        (table) =>
-          table.schema === 'main' && !isSqlitesOrD1s(table.name) && !named.has(table.name.toLowerCase()),
+        (table) => table.schema === 'main' && !isSqlitesOrD1s(table.name) && !named.has(fold(table.name)),
       )
       .map((table) => `${table.type} ${table.name}`),
   ];
@@ -218,10 +246,50 @@ function dropJudgement(snapshot: Snapshot): Inventory {
   return { state: 'left', summary: plural(left.length, 'schema object'), items: someItems(left) };
 }
 
-function rowsJudgement(plan: Reading, results: readonly D1StatementResult[]): Inventory {
-  const items: string[] = [...plan.unreadable];
+/** The reads of `d1_migrations`: its columns, then its rows (any columns, any order). */
+function migrationsReads(table: string): D1Statement[] {
+  return [{ sql: `PRAGMA table_info(${quote(table)})` }, { sql: `SELECT * FROM ${quote(table)}` }];
+}
+
+/** Its rows, one JSON text each, sorted: what is compared with the rows before the erase. */
+function migrationsRows(result: D1StatementResult | undefined): string[] {
+  return (result?.results ?? []).map((row) => JSON.stringify(Object.entries(row).sort())).sort();
+}
+
+/** What is wrong with `d1_migrations` now, against its rows before the erase (undefined: not read then). */
+function migrationsFindings(
+  table: string,
+  results: readonly D1StatementResult[],
+  before: readonly string[] | undefined,
+): string[] {
+  const columns = (results[0]?.results ?? []).map((column) => field(column.name));
+  const findings: string[] = [];
+  const foreign = columns.filter((column) => !MIGRATIONS_COLUMNS.includes(fold(column)));
+  if (foreign.length > 0 || columns.length !== MIGRATIONS_COLUMNS.length)
+    findings.push(
+      `table ${table}: columns ${columns.join(', ')}, not wrangler's (${MIGRATIONS_COLUMNS.join(', ')})`,
+    );
+  const rows = migrationsRows(results[1]);
+  if (before === undefined) {
+    findings.push(`table ${table}: ${plural(rows.length, 'row')} not read before the erase to compare`);
+    return findings;
+  }
+  const kept = new Set(before);
+  const added = rows.filter((row) => !kept.has(row)).length;
+  if (added > 0) findings.push(`table ${table}: ${plural(added, 'row')} not there before the erase`);
+  else if (rows.length !== before.length) findings.push(`table ${table}: rows changed during the erase`);
+  return findings;
+}
+
+function rowsJudgement(
+  plan: Reading,
+  results: readonly D1StatementResult[],
+  migrations: readonly string[] = [],
+): Inventory {
+  const items: string[] = [...plan.unreadable, ...migrations];
   const tablesWithRows = new Set<string>();
   const indexesWithTokens = new Set<string>();
+  const statistics: string[] = [];
   let rows = 0;
   plan.checks.forEach((check, index) => {
     const n = Number(results[index]?.results[0]?.n);
@@ -229,7 +297,8 @@ function rowsJudgement(plan: Reading, results: readonly D1StatementResult[]): In
       throw new StepError('invalid-answer', 'D1 answered a count that is not a number');
     if (n === 0) return;
     items.push(check.what(n));
-    if (check.counts === 'index') indexesWithTokens.add(check.owner);
+    if (check.counts === 'statistics') statistics.push(check.owner);
+    else if (check.counts === 'index') indexesWithTokens.add(check.owner);
     else {
       tablesWithRows.add(check.owner);
       rows += n;
@@ -245,9 +314,11 @@ function rowsJudgement(plan: Reading, results: readonly D1StatementResult[]): In
       state: 'empty',
       summary: `0 rows in ${tables}${plan.indexes === 0 ? '' : `, 0 tokens in ${plural(plan.indexes, 'FTS5 index', 'FTS5 indexes')}`}`,
     };
+  const record = migrations.length === 0 ? '' : ', d1_migrations not as wrangler wrote it';
+  const counters = statistics.length === 0 ? '' : `, SQLite's ${listed(statistics)} not empty`;
   return {
     state: 'left',
-    summary: `${plural(rows, 'row')} in ${tablesWithRows.size} of ${tables}${indexes}`,
+    summary: `${plural(rows, 'row')} in ${tablesWithRows.size} of ${tables}${indexes}${record}${counters}`,
     items: someItems(items),
   };
 }
@@ -261,15 +332,40 @@ export class D1Inventory {
   private readonly mode: 'rows' | 'drop';
   private snapshot: Snapshot | undefined;
   private judgement: Inventory | undefined;
+  /** `d1_migrations`' rows as read before the erase changed anything. */
+  private migrationsBefore: string[] | undefined;
+  /** The erase changed the database before the reads now boarded. */
+  private boardedAfterWrites = false;
+  /** The reads now boarded leave the counts out: only `d1_migrations` before the erase, and the schema. */
+  private boardedBaselineOnly = false;
 
   constructor(mode: 'rows' | 'drop') {
     this.mode = mode;
   }
 
-  /** The reads to carry now: the schema first, then (rows mode) the counts and the schema again. */
-  board(): D1Statement[] {
+  /**
+   * The reads to carry now, in a request that runs them after the erase changed the database or not,
+   * with `room` statements left: the schema first, then (rows mode) the counts, `d1_migrations`, and
+   * the schema again. Before the erase writes, where the counts do not fit, `d1_migrations` and the
+   * schema alone: its rows must be read before the erase, its counts only after.
+   */
+  board(afterWrites: boolean, room = Number.POSITIVE_INFINITY): D1Statement[] {
+    this.boardedAfterWrites ||= afterWrites;
+    this.boardedBaselineOnly = false;
     if (this.mode === 'drop' || this.snapshot === undefined) return [...SCHEMA_STATEMENTS];
-    return [...readingOf(this.snapshot, this.mode).checks.map(({ sql }) => ({ sql })), ...SCHEMA_STATEMENTS];
+    const reading = readingOf(this.snapshot, this.mode);
+    const migrations = reading.migrations === undefined ? [] : migrationsReads(reading.migrations);
+    const counts = reading.checks.map(({ sql }) => ({ sql }));
+    const needsBaseline = !this.boardedAfterWrites && this.migrationsBefore === undefined;
+    if (
+      needsBaseline &&
+      migrations.length > 0 &&
+      counts.length + migrations.length + SCHEMA_STATEMENTS.length > room
+    ) {
+      this.boardedBaselineOnly = true;
+      return [...migrations, ...SCHEMA_STATEMENTS];
+    }
+    return [...counts, ...migrations, ...SCHEMA_STATEMENTS];
   }
 
   /** The answers to the reads `board()` gave, in their order. */
@@ -281,18 +377,30 @@ export class D1Inventory {
     if (this.snapshot === undefined) {
       this.snapshot = snapshotOf(results);
       const plan = readingOf(this.snapshot, this.mode);
-      this.judgement = plan.checks.length === 0 ? rowsJudgement(plan, []) : undefined;
+      const nothingToRead = plan.checks.length === 0 && plan.migrations === undefined;
+      this.judgement = nothingToRead ? rowsJudgement(plan, []) : undefined;
       return;
     }
     const plan = readingOf(this.snapshot, this.mode);
-    const again = snapshotOf(results.slice(plan.checks.length));
+    const counts = this.boardedBaselineOnly ? 0 : plan.checks.length;
+    const migrations = plan.migrations === undefined ? 0 : 2;
+    const again = snapshotOf(results.slice(counts + migrations));
     const same = again.fingerprint === this.snapshot.fingerprint;
-    this.judgement = same ? rowsJudgement(plan, results) : undefined;
     this.snapshot = again;
+    this.judgement = undefined;
+    if (!same) return;
+    let findings: string[] = [];
+    if (plan.migrations !== undefined) {
+      const read = results.slice(counts, counts + migrations);
+      if (!this.boardedAfterWrites) this.migrationsBefore ??= migrationsRows(read[1]);
+      findings = migrationsFindings(plan.migrations, read, this.migrationsBefore);
+    }
+    if (!this.boardedBaselineOnly) this.judgement = rowsJudgement(plan, results, findings);
   }
 
   /** A request changed the database without carrying the reads: what they said is out of date. */
   missed(): void {
+    this.boardedAfterWrites = true;
     this.judgement = undefined;
   }
 
@@ -304,7 +412,7 @@ export class D1Inventory {
   /** Reads what is left in requests of its own: one for the schema, then the counts (split if long). */
   async read(api: CloudflareApi, databaseId: string): Promise<Inventory> {
     for (let attempt = 1; attempt <= MAX_READS; attempt++) {
-      const reads = this.board();
+      const reads = this.board(this.boardedAfterWrites);
       const results: D1StatementResult[] = [];
       for (let start = 0; start < reads.length; start += MAX_STATEMENTS)
         results.push(...(await queryD1(api, databaseId, reads.slice(start, start + MAX_STATEMENTS))));

@@ -3,12 +3,12 @@
 // them a chunk at a time.
 //
 // The order: a table comes before the tables its foreign keys reference (children first: a chunk's
-// request may be the last one of a run, and `defer_foreign_keys` only helps inside one request),
-// before the tables its triggers write into (an `AFTER DELETE` audit trigger fills `audit_log` while
-// `orders` is emptied), and an external-content FTS5 index comes after its content table.
+// request may be the last one of a run, and `defer_foreign_keys` only helps inside one request), and
+// an external-content FTS5 index comes after its content table. Triggers set no order: none of the
+// tenant's runs during the erase (wipe.ts).
 import { StepError } from '../step.ts';
 import type { D1Statement, D1StatementResult } from './api.ts';
-import { type D1Schema, quoteIdentifier, type SchemaTable } from './schema.ts';
+import { type D1Schema, foldName, quoteIdentifier, type SchemaTable } from './schema.ts';
 
 /** Rows one statement deletes at most: D1's docs advise chunks of about 10,000 (docs/cloudflare.md#d1-limits). */
 export const CHUNK_ROWS = 10_000;
@@ -39,7 +39,7 @@ interface SelfReference {
 export interface Measure {
   /** Rows (ordinary tables, R*Trees, regular FTS5 indexes). */
   rows: number;
-  /** FTS5 index entries: rows of its `_idx` and `_docsize` shadow tables. */
+  /** FTS5 index entries (rows of its `_idx` and `_docsize` shadow tables); an R*Tree's nodes that hold anything. */
   index: number;
 }
 
@@ -47,13 +47,14 @@ export interface TablePlan {
   table: SchemaTable;
   /** How chunks name its rows; undefined when no rowid and no primary key reaches them. */
   key: RowKey | undefined;
-  /** Tables its foreign keys reference (lower-cased). */
+  /** Tables its foreign keys reference (folded as SQLite folds names). */
   references: string[];
   /** Its foreign keys on itself that let a chunk delete only leaves. */
   leavesOnly: SelfReference[];
 }
 
-const lower = (name: string) => name.toLowerCase();
+/** Names keyed as SQLite compares them (ASCII case only). */
+const lower = foldName;
 
 function numberIn(result: D1StatementResult | undefined, what: string): number {
   const value = Number(result?.results[0]?.n);
@@ -66,10 +67,20 @@ const count = (table: string): D1Statement => ({
   sql: `SELECT count(*) AS n FROM ${quoteIdentifier(table)}`,
 });
 
-/** The reads that measure a table: how many rows, and for FTS5 how much index. */
+/** An R*Tree's nodes that hold anything: every node but an all-zero root (what a new R*Tree has). */
+const rtreeNodes = (table: SchemaTable): D1Statement => ({
+  sql: `SELECT count(*) AS n FROM ${quoteIdentifier(`${table.name}_node`)} WHERE nodeno <> 1 OR data <> zeroblob(length(data))`,
+});
+
+/** The reads that measure a table: how many rows, and for FTS5 and R*Tree how much index. */
 export function measureReads(table: SchemaTable, schema: D1Schema): D1Statement[] {
   const { shape } = table;
-  if (shape.kind === 'table' || shape.kind === 'rtree') return [count(table.name)];
+  if (shape.kind === 'table') return [count(table.name)];
+  if (shape.kind === 'rtree')
+    return [
+      count(table.name),
+      ...(schema.shadows.has(lower(`${table.name}_node`)) ? [rtreeNodes(table)] : []),
+    ];
   if (shape.kind !== 'fts5') return [];
   const shadows = ['idx', 'docsize']
     .map((suffix) => `${table.name}_${suffix}`)
@@ -80,8 +91,9 @@ export function measureReads(table: SchemaTable, schema: D1Schema): D1Statement[
 export function readMeasure(table: SchemaTable, results: readonly D1StatementResult[]): Measure {
   const numbers = results.map((result) => numberIn(result, `a row count of ${table.name}`));
   const { shape } = table;
-  if (shape.kind === 'fts5') {
-    const [rows, ...index] = shape.content === 'regular' ? numbers : [0, ...numbers];
+  if (shape.kind === 'fts5' || shape.kind === 'rtree') {
+    const [rows, ...index] =
+      shape.kind === 'rtree' || shape.content === 'regular' ? numbers : [0, ...numbers];
     return { rows: rows ?? 0, index: index.reduce((sum, n) => sum + n, 0) };
   }
   return { rows: numbers[0] ?? 0, index: 0 };
@@ -187,52 +199,41 @@ export function ftsCommand(table: SchemaTable, command: 'delete-all' | 'rebuild'
 export type Before = Map<string, Set<string>>;
 
 /**
- * What must come before what: `firm`, the foreign keys (a parent emptied before its children fails
- * the request) and an external index's content table; `all`, those and the tables triggers write
- * into (out of that order, rows come back and cost a round, no more).
+ * What must come before what: the foreign keys (a parent emptied before its children fails the
+ * request) and an external index's content table.
  */
-export function predecessors(plans: readonly TablePlan[], schema: D1Schema): { all: Before; firm: Before } {
+export function predecessors(plans: readonly TablePlan[]): Before {
   const known = new Set(plans.map((plan) => lower(plan.table.name)));
-  const empty = () => new Map<string, Set<string>>([...known].map((name) => [name, new Set<string>()]));
-  const all = empty();
-  const firm = empty();
-  const edge = (first: string, then: string, isFirm: boolean) => {
-    if (first === then || !known.has(first) || !known.has(then)) return;
-    all.get(then)?.add(first);
-    if (isFirm) firm.get(then)?.add(first);
+  const before: Before = new Map([...known].map((name) => [name, new Set<string>()]));
+  const edge = (first: string, then: string) => {
+    if (first !== then && known.has(first) && known.has(then)) before.get(then)?.add(first);
   };
   for (const plan of plans) {
     const name = lower(plan.table.name);
-    for (const parent of plan.references) edge(name, parent, true);
+    for (const parent of plan.references) edge(name, parent);
     const { shape } = plan.table;
-    if (shape.kind === 'fts5' && shape.content === 'external') edge(lower(shape.contentTable), name, true);
+    if (shape.kind === 'fts5' && shape.content === 'external') edge(lower(shape.contentTable), name);
   }
-  for (const trigger of schema.triggers)
-    for (const target of trigger.writesInto) edge(lower(trigger.table), lower(target), false);
-  return { all, firm };
+  return before;
 }
 
 /**
  * The tables in an order that keeps every "before" it can (Kahn's algorithm, name order among
- * equals). A cycle is broken where only `all` is broken, keeping `firm` (a trigger writing back into
- * a table its foreign keys reference), else at the first of its tables by name (tables referencing
- * each other); the read-back after each request tells whether rows came back.
+ * equals). A cycle (tables that reference each other) is broken at the first of its tables by name;
+ * the read-back after each request tells whether rows came back.
  */
 export function eraseOrder(
   plans: readonly TablePlan[],
-  all: ReadonlyMap<string, ReadonlySet<string>>,
-  firm: ReadonlyMap<string, ReadonlySet<string>> = all,
+  before: ReadonlyMap<string, ReadonlySet<string>>,
 ): TablePlan[] {
   const remaining = [...plans].sort((a, b) => (a.table.name < b.table.name ? -1 : 1));
   const ordered: TablePlan[] = [];
   const placed = new Set<string>();
-  const readyBy = (before: ReadonlyMap<string, ReadonlySet<string>>) =>
-    remaining.findIndex((plan) =>
+  while (remaining.length > 0) {
+    const ready = remaining.findIndex((plan) =>
       [...(before.get(lower(plan.table.name)) ?? [])].every((first) => placed.has(first)),
     );
-  while (remaining.length > 0) {
-    const ready = readyBy(all);
-    const [next] = remaining.splice(Math.max(0, ready === -1 ? readyBy(firm) : ready), 1);
+    const [next] = remaining.splice(Math.max(0, ready), 1);
     if (next === undefined) break;
     ordered.push(next);
     placed.add(lower(next.table.name));

@@ -12,8 +12,14 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * A name as SQLite compares it: only ASCII letters fold ("Orders" is "orders", "Ä" is not "ä"), where
+ * JavaScript's toLowerCase() folds every script and would take two tables for one.
+ */
+export const foldName = (name: string): string => name.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
 /** SQLite compares names without regard to ASCII case. */
-export const sameName = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+export const sameName = (a: string, b: string): boolean => foldName(a) === foldName(b);
 
 export const SCHEMA_READS: readonly D1Statement[] = [
   { sql: 'SELECT type, name, tbl_name, sql FROM sqlite_schema' },
@@ -38,30 +44,34 @@ export interface SchemaTable {
 
 interface SchemaTrigger {
   name: string;
-  /** The table it is on. */
-  table: string;
-  /** "AFTER DELETE ON orders", for messages. */
-  when: string;
-  /** Tables its body writes into (INSERT, REPLACE, UPDATE, DELETE), as written. */
-  writesInto: string[];
+  /** The CREATE TRIGGER statement, as sqlite_schema keeps it: the rows erase makes it again from this. */
+  sql: string;
 }
 
 export interface D1Schema {
   /** Tables the erase empties or drops: not SQLite's, not D1's, not a shadow table. */
   tables: SchemaTable[];
-  /** The shadow tables `PRAGMA table_list` names (lower-cased): a virtual table keeps its data there. */
+  /** The shadow tables `PRAGMA table_list` names (folded): a virtual table keeps its data there. */
   shadows: ReadonlySet<string>;
   views: string[];
   triggers: SchemaTrigger[];
   /** `d1_migrations`, kept by rows mode (wrangler's record of applied migrations). */
   migrationsTable: string | undefined;
+  /**
+   * SQLite's tables that keep a tenant's values after its rows are gone, where the database has them:
+   * `sqlite_sequence` (table names, counters), `sqlite_stat1` and `sqlite_stat4` (statistics, sample rows).
+   */
+  statistics: SchemaTable[];
 }
+
+/** SQLite's own tables that hold values of the tenant's: emptied by the rows erase. */
+const STATISTICS = new Set(['sqlite_sequence', 'sqlite_stat1', 'sqlite_stat4']);
 
 /** wrangler's default `migrations_table`. */
 const MIGRATIONS_TABLE = 'd1_migrations';
 
 function isInternal(name: string): boolean {
-  const lower = name.toLowerCase();
+  const lower = foldName(name);
   return lower.startsWith('sqlite_') || lower.startsWith('_cf_');
 }
 
@@ -77,34 +87,39 @@ export function readSchema(results: readonly D1StatementResult[]): D1Schema {
   const objects = rowsOf(results[0], 'sqlite_schema');
   const listed = rowsOf(results[1], 'PRAGMA table_list').filter((row) => text(row.schema) === 'main');
   const sqlOf = new Map(
-    objects.filter((row) => row.type === 'table').map((row) => [text(row.name).toLowerCase(), text(row.sql)]),
+    objects.filter((row) => row.type === 'table').map((row) => [foldName(text(row.name)), text(row.sql)]),
   );
   const tables: SchemaTable[] = [];
   const views: string[] = [];
   const shadows = new Set<string>();
+  const statistics: SchemaTable[] = [];
   let migrationsTable: string | undefined;
   for (const row of listed) {
     const name = text(row.name);
     const type = text(row.type);
-    if (type === 'shadow') shadows.add(name.toLowerCase());
+    if (type === 'shadow') shadows.add(foldName(name));
+    if (type === 'table' && STATISTICS.has(foldName(name)))
+      statistics.push({
+        name,
+        shape: { kind: 'table', withoutRowid: false },
+        sql: sqlOf.get(foldName(name)) ?? '',
+      });
     if (isInternal(name) || type === 'shadow') continue;
     if (type === 'view') {
       views.push(name);
       continue;
     }
     if (sameName(name, MIGRATIONS_TABLE)) migrationsTable = name;
-    const sql = sqlOf.get(name.toLowerCase()) ?? '';
+    const sql = sqlOf.get(foldName(name)) ?? '';
     const shape: TableShape =
       type === 'virtual' ? virtualShape(sql) : { kind: 'table', withoutRowid: Number(row.wr) === 1 };
     tables.push({ name, shape, sql });
   }
   const triggers = objects
     .filter((row) => row.type === 'trigger' && !isInternal(text(row.name)))
-    .map((row) => readTrigger(text(row.name), text(row.tbl_name), text(row.sql)));
-  return { tables, shadows, views, triggers, migrationsTable };
+    .map((row) => ({ name: text(row.name), sql: text(row.sql) }));
+  return { tables, shadows, views, triggers, migrationsTable, statistics };
 }
-
-const IDENTIFIER = String.raw`(?:"(?:[^"]|"")+"|\x60(?:[^\x60]|\x60\x60)+\x60|\[[^\]]+\]|'(?:[^']|'')+'|[^\s(),;.'"\x60\[]+)`;
 
 /** An identifier as written, without its quotes. */
 function unquote(identifier: string): string {
@@ -166,22 +181,4 @@ function virtualShape(sql: string): TableShape {
       : { kind: 'fts5', content: 'external', contentTable: value };
   }
   return { kind: 'fts5', content: 'regular' };
-}
-
-const WRITES = new RegExp(
-  String.raw`\b(?:(?:INSERT|REPLACE)(?:\s+OR\s+\w+)?\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+(?:${IDENTIFIER}\s*\.\s*)?(${IDENTIFIER})`,
-  'gi',
-);
-
-function readTrigger(name: string, table: string, sql: string): SchemaTrigger {
-  const begin = /\bBEGIN\b/i.exec(sql);
-  const header = begin ? sql.slice(0, begin.index) : sql;
-  const body = begin ? sql.slice(begin.index) : '';
-  const timing = /\b(BEFORE|AFTER|INSTEAD\s+OF)\s+(DELETE|INSERT|UPDATE)\b/i.exec(header);
-  const event = timing ? undefined : /\b(DELETE|INSERT|UPDATE)\b/i.exec(header);
-  const when = timing
-    ? `${timing[1]?.toUpperCase().replace(/\s+/, ' ')} ${timing[2]?.toUpperCase()}`
-    : `${event?.[1]?.toUpperCase() ?? 'DELETE'}`;
-  const writesInto = [...body.matchAll(WRITES)].map((match) => unquote(match[1] ?? ''));
-  return { name, table, when: `${when} ON ${table}`, writesInto };
 }

@@ -7,8 +7,12 @@ import { MAX_STATEMENTS } from './plan.ts';
 
 /** Reads that ride in the erase's requests: given, answered, or told they missed a change. */
 export interface Passenger {
-  /** The reads to carry at the end of the next request that may be the erase's last. */
-  board(): D1Statement[];
+  /**
+   * The reads to carry at the end of the next request that may be the erase's last; `afterWrites`:
+   * that request, or one before it, changes the database before they run; `room`: the statements
+   * the request has left for them.
+   */
+  board(afterWrites: boolean, room: number): D1Statement[];
   /** Their answers, in their order. */
   alight(results: readonly D1StatementResult[]): void;
   /** A request changed the database without carrying them. */
@@ -33,8 +37,11 @@ export function senderFor(
   databaseId: string,
   passenger: Passenger | undefined,
 ): Sender {
+  let wrote = false;
   return async (statements, { writes, mayBeLast }) => {
-    const riders = mayBeLast && passenger !== undefined ? passenger.board() : [];
+    wrote ||= writes;
+    const riders =
+      mayBeLast && passenger !== undefined ? passenger.board(wrote, MAX_STATEMENTS - statements.length) : [];
     const carried = statements.length + riders.length <= MAX_STATEMENTS ? riders : [];
     const results = await queryD1(context.api, databaseId, [...statements, ...carried]);
     if (carried.length > 0) passenger?.alight(results.slice(statements.length));

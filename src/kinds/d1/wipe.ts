@@ -1,13 +1,19 @@
 // The rows erase of one database, request by request (docs/design.md#erasing-a-slot, step 2).
 //
+// No trigger of the tenant's runs during the erase: every request that deletes drops the tenant's
+// triggers first and makes them again from their own CREATE statements last, in the one transaction
+// the request is, so an `AFTER DELETE` trigger copies nothing into a table the erase keeps
+// (`d1_migrations`) or has already emptied, and the schema comes out as it went in.
+//
 // Rounds: a round walks the tables in their order (plan.ts) and empties each in turn, in chunks of at
 // most 10,000 rows, as many chunks a request as fit in 50,000 rows; every request starts with
-// `PRAGMA defer_foreign_keys = on` and ends by counting again what it touched and what its triggers
-// and foreign keys may have changed. A table a trigger refilled behind the walk (two tables whose
-// triggers write into each other) gets another round, three at most; then the erase refuses, naming
-// the triggers. A table that does not shrink under its own deletes (a trigger that puts a row back)
-// is refused the same way, at once. The run's request budget bounds the whole: what was deleted stays deleted,
-// the slot is deferred and the next run goes on from what it counts then.
+// `PRAGMA defer_foreign_keys = on` and ends by counting again what it touched and what its foreign
+// keys may have changed. A table that got rows again behind the walk gets another round, three at
+// most; then the erase refuses. A table that does not shrink under its own deletes is refused at
+// once: something else is writing to the database. SQLite's `sqlite_sequence`, `sqlite_stat1` and
+// `sqlite_stat4` are emptied like the tenant's tables: they keep its table names, counters and sample
+// rows. The run's request budget bounds the whole: what was deleted stays deleted, the slot is
+// deferred and the next run goes on from what it counts then.
 //
 // Rows are counted, never summed from `meta.changes`: D1 reports `sqlite3_total_changes()`, which
 // adds trigger and cascade writes and an FTS5 index's own (docs/cloudflare.md#d1-changes).
@@ -31,9 +37,14 @@ import {
   structureReads,
   type TablePlan,
 } from './plan.ts';
-import { type D1Schema, type SchemaTable, sameName } from './schema.ts';
+import { type D1Schema, foldName, quoteIdentifier, type SchemaTable, sameName } from './schema.ts';
 import type { Sender } from './send.ts';
 
+/**
+ * Triggers a request drops and makes again at most: twice this many statements beside its deletes
+ * and counts, within MAX_STATEMENTS.
+ */
+const MAX_TRIGGERS = 100;
 /** Rounds over the tables before rows that keep coming back are refused. */
 const MAX_ROUNDS = 3;
 /**
@@ -43,9 +54,9 @@ const MAX_ROUNDS = 3;
 const LEAF_STATEMENTS = 200;
 
 const DEFER_FOREIGN_KEYS: D1Statement = { sql: 'PRAGMA defer_foreign_keys = on' };
-const FIX = 'drop or change the trigger, or set `erase: drop` for this database';
 
-const lower = (name: string) => name.toLowerCase();
+/** Names keyed as SQLite compares them (ASCII case only). */
+const lower = foldName;
 
 function hasWork(measure: Measure | undefined): boolean {
   return measure !== undefined && (measure.rows > 0 || measure.index > 0);
@@ -74,8 +85,6 @@ export class RowsWipe {
   /** Where the round's walk is: the tables before it were emptied in this round. */
   private position = 0;
   private round = 1;
-  /** The request being sent, for a failure's message. */
-  private inFlight: PlannedRequest | undefined;
   readonly details: D1Details = {
     mode: 'rows',
     rowsByTable: {},
@@ -91,50 +100,66 @@ export class RowsWipe {
     this.schema = schema;
   }
 
-  /** The tables the erase empties: not the migrations record, not an fts5vocab view. */
+  /** The tables the erase empties: not the migrations record, not an fts5vocab view; SQLite's statistics. */
   private tables(): SchemaTable[] {
     const { migrationsTable } = this.schema;
-    return this.schema.tables.filter(
+    const tenants = this.schema.tables.filter(
       (table) =>
         table.shape.kind !== 'no-data' &&
         (migrationsTable === undefined || !sameName(table.name, migrationsTable)),
     );
+    return [...tenants, ...this.schema.statistics];
   }
 
   async run(): Promise<StepOutcome<D1Details>> {
     const tables = this.tables();
     if (tables.length === 0) return { status: 'unchanged', summary: 'no tables', details: this.details };
+    const { triggers } = this.schema;
+    if (triggers.length > MAX_TRIGGERS)
+      throw new StepError(
+        'refused',
+        `the database has ${plural(triggers.length, 'trigger')}, more than the ${MAX_TRIGGERS} the rows erase sets aside in each of its requests so that none of them runs; set \`erase: drop\` for this database`,
+        this.details,
+      );
     await this.readTables(tables);
-    const withRows = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
+    const statistics = new Set(this.schema.statistics);
+    const filled = this.order.filter((plan) => (this.measure(plan)?.rows ?? 0) > 0);
+    const withRows = filled.filter((plan) => !statistics.has(plan.table));
     const rows = withRows.reduce((sum, plan) => sum + (this.measure(plan)?.rows ?? 0), 0);
-    const indexes = this.order.filter(
-      (plan) => plan.table.shape.kind === 'fts5' && (this.measure(plan)?.index ?? 0) > 0,
-    );
-    if (rows === 0 && indexes.length === 0)
+    const kept = filled.filter((plan) => statistics.has(plan.table)).map((plan) => plan.table.name);
+    const indexes = this.order.filter((plan) => (this.measure(plan)?.index ?? 0) > 0);
+    const trees = indexes.filter((plan) => plan.table.shape.kind === 'rtree').length;
+    const fts = indexes.length - trees;
+    if (rows === 0 && indexes.length === 0 && kept.length === 0)
       return {
         status: 'unchanged',
-        summary: `no rows in ${plural(tables.length, 'table')}`,
+        summary: `no rows in ${plural(tables.length - statistics.size, 'table')}`,
         details: this.details,
       };
     const deletes =
       rows > 0 ? `delete ${plural(rows, 'row')} in ${plural(withRows.length, 'table')}` : undefined;
-    const empties =
-      indexes.length > 0 ? `empty ${plural(indexes.length, 'FTS5 index', 'FTS5 indexes')}` : undefined;
-    const scope = [deletes, empties].filter((part) => part !== undefined);
+    const empties = fts > 0 ? `empty ${plural(fts, 'FTS5 index', 'FTS5 indexes')}` : undefined;
+    const remakes = trees > 0 ? `make ${plural(trees, 'R*Tree')} again` : undefined;
+    const counters = kept.length > 0 ? `empty SQLite's ${listed(kept)}` : undefined;
+    const scope = [deletes, empties, remakes, counters].filter((part) => part !== undefined);
     if (this.context.dryRun)
       return { status: 'would-change', summary: `would ${scope.join(' and ')}`, details: this.details };
     try {
       for (let request = this.nextRequest(); request !== undefined; request = this.nextRequest()) {
-        this.inFlight = request;
         const results = await this.send(request.statements, { writes: true, mayBeLast: request.final });
         this.details.writeRequests++;
         this.record(request, results);
       }
     } catch (error) {
-      throw this.failure(error, this.inFlight);
+      throw this.failure(error);
     }
     this.details.indexesCleared = indexes.map((plan) => plan.table.name);
-    const done = [deletes?.replace(/^delete/, 'deleted'), empties?.replace(/^empty/, 'emptied')];
+    const done = [
+      deletes?.replace(/^delete/, 'deleted'),
+      empties?.replace(/^empty/, 'emptied'),
+      remakes?.replace(/^make/, 'made'),
+      counters?.replace(/^empty/, 'emptied'),
+    ];
     return {
       status: 'done',
       summary: done.filter((part) => part !== undefined).join(', '),
@@ -179,13 +204,20 @@ export class RowsWipe {
         const measured = readMeasure(read.table, measure);
         this.measures.set(lower(read.table.name), measured);
         const { shape } = read.table;
-        if (shape.kind !== 'fts5' || shape.content === 'regular')
+        // The tenant's rows: SQLite's counters and statistics are not what the report counts.
+        if (
+          (shape.kind !== 'fts5' || shape.content === 'regular') &&
+          !this.schema.statistics.includes(read.table)
+        )
           this.details.rowsByTable[read.table.name] = measured.rows;
       }
     }
-    const { all, firm } = predecessors(plans, this.schema);
-    for (const [name, set] of all) this.before.set(name, set);
-    this.order.push(...eraseOrder(plans, all, firm));
+    for (const [name, set] of predecessors(plans)) this.before.set(name, set);
+    // SQLite's counters and statistics first: a few rows, never written by a delete, so they ride in
+    // the first request rather than cost one after a table that fills the last.
+    const order = eraseOrder(plans, this.before);
+    const isStatistics = (plan: TablePlan) => this.schema.statistics.includes(plan.table);
+    this.order.push(...order.filter(isStatistics), ...order.filter((plan) => !isStatistics(plan)));
   }
 
   /** Tables whose rows a delete from `plan` may change: its neighbours by foreign key and trigger. */
@@ -202,14 +234,13 @@ export class RowsWipe {
     return this.order.some((plan) => plan.table.shape.kind === 'table' && sameName(plan.table.name, name));
   }
 
-  /** Tables a trigger on `plan`'s table writes into (not itself). */
-  private triggerTargets(plan: TablePlan): Set<string> {
-    return new Set(
-      this.schema.triggers
-        .filter((trigger) => sameName(trigger.table, plan.table.name))
-        .flatMap((trigger) => trigger.writesInto.map(lower))
-        .filter((target) => target !== lower(plan.table.name)),
-    );
+  /** Drops every trigger of the tenant's, to run none of them; `restore` makes them again as they were. */
+  private quietTriggers(): { drop: D1Statement[]; restore: D1Statement[] } {
+    const { triggers } = this.schema;
+    return {
+      drop: triggers.map((trigger) => ({ sql: `DROP TRIGGER IF EXISTS ${quoteIdentifier(trigger.name)}` })),
+      restore: triggers.map((trigger) => ({ sql: trigger.sql })),
+    };
   }
 
   /**
@@ -249,11 +280,21 @@ export class RowsWipe {
    */
   private workOn(plan: TablePlan, rows: number, capacity: number, statementsLeft: number) {
     const { shape } = plan.table;
+    if (shape.kind === 'rtree') {
+      // Deleting an R*Tree's rows leaves their ids and coordinates in the bytes of its root node
+      // (SQLite moves the cells left, and clears none): made again from its own statement, its root
+      // is zeroes. No trigger can be on it, no foreign key reference it.
+      const name = quoteIdentifier(plan.table.name);
+      return {
+        statements: [{ sql: `DROP TABLE ${name}` }, { sql: plan.table.sql }],
+        taken: 0,
+        finished: true,
+      };
+    }
     if (shape.kind === 'fts5' && shape.content === 'external' && this.isTable(shape.contentTable)) {
-      // A trigger of a table emptied after the content table may have written into it again: the
-      // rebuild indexes what the content table holds now (nothing, once it is empty), so the index
-      // never lacks a row its content has, and the sync trigger's 'delete' of that row next round
-      // does not fail as a malformed index.
+      // The rebuild indexes what the content table holds now (nothing, once it is empty): the index
+      // never lacks a row its content has, whatever wrote into it, and the sync trigger's 'delete' of
+      // that row, once the trigger is back, does not fail as a malformed index.
       const statements = [ftsCommand(plan.table, 'delete-all'), ftsCommand(plan.table, 'rebuild')];
       return { statements, taken: 0, finished: true };
     }
@@ -270,30 +311,31 @@ export class RowsWipe {
   /** The next request of the round, or undefined when every table is empty. */
   private nextRequest(): PlannedRequest | undefined {
     if (this.position >= this.order.length) return undefined;
-    const statements: D1Statement[] = [DEFER_FOREIGN_KEYS];
+    const triggers = this.quietTriggers();
+    const statements: D1Statement[] = [DEFER_FOREIGN_KEYS, ...triggers.drop];
     const chunked = new Map<string, number>();
     const finished = new Set<string>();
     const touched: TablePlan[] = [];
-    /** Rows this request's triggers are expected to write into a table later in the walk. */
-    const growth = new Map<string, number>();
     let capacity = REQUEST_ROWS;
     let unfinished = false;
     for (const plan of this.order.slice(this.position)) {
       const name = lower(plan.table.name);
       const measured = this.measure(plan) ?? { rows: 0, index: 0 };
-      const rows = measured.rows + (growth.get(name) ?? 0);
+      const { rows } = measured;
       if (rows === 0 && measured.index === 0) continue;
       if (capacity <= 0 || statements.length >= MAX_STATEMENTS / 2) {
         unfinished = true;
         break;
       }
       touched.push(plan);
-      const work = this.workOn(plan, rows, capacity, MAX_STATEMENTS / 2 - statements.length);
+      // SQLite's counters and statistics hold a row an index or table at most (sample rows: a few
+      // dozen an index): they take no share of the request's rows.
+      const statistics = this.schema.statistics.includes(plan.table);
+      const room = statistics ? CHUNK_ROWS : capacity;
+      const work = this.workOn(plan, rows, room, MAX_STATEMENTS / 2 - statements.length);
       statements.push(...work.statements);
-      capacity -= work.taken;
+      if (!statistics) capacity -= work.taken;
       if (work.taken > 0) chunked.set(name, measured.rows);
-      for (const target of this.triggerTargets(plan))
-        growth.set(target, (growth.get(target) ?? 0) + work.taken);
       if (!work.finished) {
         unfinished = true;
         break;
@@ -301,6 +343,7 @@ export class RowsWipe {
       finished.add(name);
     }
     if (touched.length === 0) return undefined;
+    statements.push(...triggers.restore);
     const measured = this.measuredAfter(touched, statements);
     const restHasWork = this.order.slice(0, this.position).some((plan) => hasWork(this.measure(plan)));
     return { statements, chunked, finished, measured, final: !unfinished && !restHasWork };
@@ -329,15 +372,15 @@ export class RowsWipe {
     }
     this.details.rowsLeft = Object.fromEntries(
       this.order
+        .filter((plan) => !this.schema.statistics.includes(plan.table))
         .map((plan) => [plan.table.name, this.measure(plan)?.rows ?? 0] as const)
         .filter(([, rows]) => rows > 0),
     );
     const current = this.order[this.position];
     const currentRows = current === undefined ? undefined : request.chunked.get(lower(current.table.name));
-    // The tables before it are done: a table that does not shrink under its own deletes, when no other
-    // table of the request writes into it, is refilled by its own triggers (or a writer), and every
-    // further request would only add to it. Rows another table's trigger wrote get another round.
-    if (current !== undefined && currentRows !== undefined && !this.writtenByOthers(current, request)) {
+    // The tables before it are done: a table that does not shrink under its own deletes, with no
+    // trigger running, is written by something else, and every further request would only add to it.
+    if (current !== undefined && currentRows !== undefined) {
       const now = this.measure(current)?.rows ?? 0;
       if (now > 0 && now >= currentRows)
         throw this.refill([current], 'does not shrink under its own deletes');
@@ -357,38 +400,12 @@ export class RowsWipe {
     this.position = 0;
   }
 
-  /** Whether a trigger of another table the request deleted from writes into `plan`'s table. */
-  private writtenByOthers(plan: TablePlan, request: PlannedRequest): boolean {
-    const name = lower(plan.table.name);
-    return this.schema.triggers.some(
-      (trigger) =>
-        lower(trigger.table) !== name &&
-        request.chunked.has(lower(trigger.table)) &&
-        trigger.writesInto.some((target) => lower(target) === name),
-    );
-  }
-
-  /** The triggers that write into `tables` (or, when none does, every trigger that fires on a delete). */
+  /** Rows that came back with no trigger running: a loop of rows, or something still writing. */
   private refill(tables: readonly TablePlan[], problem: string): StepError {
-    const names = new Set(tables.map((plan) => lower(plan.table.name)));
     const what = `${tables.length === 1 ? 'table' : 'tables'} ${listed(tables.map((plan) => plan.table.name))}`;
-    const writers = this.schema.triggers.filter((trigger) =>
-      trigger.writesInto.some((target) => names.has(lower(target))),
-    );
-    const culprits =
-      writers.length > 0 ? writers : this.schema.triggers.filter((trigger) => /DELETE/.test(trigger.when));
-    const named = culprits.map((trigger) => `${trigger.name} (${trigger.when})`);
-    if (named.length > 0) {
-      const who = named.length === 1 ? `trigger ${named[0]} writes` : `triggers ${listed(named)} write`;
-      return new StepError(
-        'refused',
-        `rows keep coming back: ${what} ${problem}; ${who} into it on every delete: ${FIX}`,
-        this.details,
-      );
-    }
     const loop = tables.some((plan) => plan.leavesOnly.length > 0)
       ? ': its rows reference each other in a loop through a foreign key on itself (ON DELETE CASCADE or RESTRICT), so none is a leaf to delete first; set `erase: drop` for this database'
-      : ' and no trigger writes into it; is something still writing to the database?';
+      : ' while no trigger of the database ran; is something still writing to the database?';
     return new StepError('refused', `rows keep coming back: ${what} ${problem}${loop}`, this.details);
   }
 
@@ -401,20 +418,14 @@ export class RowsWipe {
   }
 
   /** A failed request, with what the erase had done before it and, for a refusal of D1's, the likely cause. */
-  private failure(error: unknown, request: PlannedRequest | undefined): unknown {
+  private failure(error: unknown): unknown {
     if (error instanceof StepError) return error;
     if (!(error instanceof CloudflareCallError)) return error;
     if (error.reason !== 'api' || !error.codes.includes(7500))
       return new StepError(error.reason, error.message, this.details);
-    const deletedFrom = new Set(request?.chunked.keys());
-    const triggers = this.schema.triggers.filter(
-      (trigger) => /DELETE/.test(trigger.when) && deletedFrom.has(lower(trigger.table)),
-    );
     const hint = /FOREIGN KEY/i.test(error.message)
       ? '; a foreign key refuses the order the tables are emptied in (tables that reference each other): set `erase: drop` for this database'
-      : triggers.length > 0
-        ? `; ${listed(triggers.map((trigger) => `${trigger.name} (${trigger.when})`))} ${triggers.length === 1 ? 'fires' : 'fire'} on every delete and may refuse it: ${FIX}`
-        : '';
+      : '';
     const sqlite = /code 7500: (.*)$/s.exec(error.message)?.[1] ?? error.message;
     return new StepError('refused', `D1 refused the erase's delete (${sqlite})${hint}`, this.details);
   }
