@@ -78,6 +78,7 @@ function commandOptions(
     waitMs: settings.waitMinutes * 60_000,
     comment: settings.comment,
     wranglerConfig,
+    oidc: settings.semaphoreAuth === 'oidc',
   };
 }
 
@@ -161,6 +162,7 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     progress: options.progress,
     now: Date.now,
     github: options.github,
+    repository: options.repository?.nameWithOwner,
     spend,
     ...workerPreviewsOf(
       settings,

@@ -116,7 +116,7 @@ const TITLE_WIDTH = 32;
 /** A holder, with its pull request's state and title when the report has them (the action's github-token). */
 function holderText(holder: string | null, report: RunReport): string {
   if (holder === null) return '–';
-  const pr = pullRequestOf(holder);
+  const pr = pullRequestOf(holder, report.repository?.nameWithOwner);
   const label = pr === null ? undefined : report.pullRequests?.[String(pr)];
   if (label === undefined) return holderCell(holder);
   const title =

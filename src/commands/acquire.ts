@@ -8,11 +8,11 @@ import { slotNumberOf } from '../kinds/name-template.ts';
 import type { IncomingDeploy } from '../kinds/step.ts';
 import type { AcquiredResources, RunReport } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
+import { pullRequestHolder } from '../semaphore/holders.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
 import { postSlotComment } from './acquire-comment.ts';
 import { eraseBeforeHandOver, eraseNeededFor, releaseUnerased } from './acquire-erase.ts';
 import { takeSlot } from './acquire-slot.ts';
-import { holderOfPullRequest } from './cleanup.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { workThroughSlots } from './lease.ts';
@@ -31,6 +31,8 @@ export interface AcquireOptions {
   /** How long to keep asking when no slot can be had; 0 asks once. */
   waitMs: number;
   comment: boolean;
+  /** Signed in with the job's OIDC token: the semaphore knows the repository, and the holder names it. */
+  oidc?: boolean;
   /** The app's wrangler config, when the deploy has one: written for the slot it gets. */
   wranglerConfig?: SlotWranglerConfig | undefined;
 }
@@ -110,7 +112,7 @@ function noSlotProblem(
 }
 
 export async function runAcquire(ctx: CommandContext, options: AcquireOptions): Promise<ReportBody> {
-  const holder = holderOfPullRequest(options.pullRequest);
+  const holder = pullRequestHolder(options.pullRequest, options.oidc === true ? ctx.repository : undefined);
   const warnings: string[] = [];
   const startedAt = ctx.now();
   const report = (fields: Partial<ReportBody>): ReportBody => ({
@@ -146,7 +148,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
   if (taken.lease === null) {
     // The pool as it is now, not as the last attempt saw it (others may have taken slots meanwhile).
     const listing = await ctx.semaphore.list(ctx.pool).catch(() => taken.listing);
-    const holders = livePullRequestHolders(listing.resources);
+    const holders = livePullRequestHolders(listing.resources, ctx.repository);
     const states = await lookUpPullRequests(ctx, holders, warnings, WITHOUT_PULL_REQUESTS);
     const closedHolders = holders.filter((number) => (states.get(number)?.state ?? 'open') !== 'open');
     const problem = ctx.signal.aborted

@@ -2,6 +2,7 @@
 // first; parking compute and erasing follow under the GC's own short lease, and a failed teardown is
 // only a warning because the next acquirer or sweep erases the slot anyway.
 import { randomUUID } from 'node:crypto';
+import { pullRequestOf } from '../report/format.ts';
 import type { RunReport } from '../report/model.ts';
 import type { Lease, ListAnswer, Slot } from '../semaphore/protocol.ts';
 import {
@@ -30,10 +31,6 @@ export interface CleanupOptions {
   pullRequest: number;
   dryRun: boolean;
   leaseMs: number;
-}
-
-export function holderOfPullRequest(pullRequest: number): string {
-  return `pr-${pullRequest}`;
 }
 
 /** The command that ends the closed pull request's lease by hand, only while it still holds it at that generation. */
@@ -176,9 +173,12 @@ export async function runCleanup(
   ctx: CommandContext,
   options: CleanupOptions,
 ): Promise<Omit<RunReport, 'startedAt' | 'durationMs'>> {
-  const holder = holderOfPullRequest(options.pullRequest);
   const listing = await ctx.semaphore.list(ctx.pool);
-  const held = listing.resources.filter((slot) => slot.leaseState === 'leased' && slot.holder === holder);
+  // Its holder either way: `pr-<n>`, or `<owner>/<name>/pr-<n>` for a deploy that signed in with OIDC.
+  const held = listing.resources.filter(
+    (slot) =>
+      slot.leaseState === 'leased' && pullRequestOf(slot.holder, ctx.repository) === options.pullRequest,
+  );
   ctx.progress({ kind: 'listed', slots: listing.resources.length, selected: held.length });
   // An empty pool is a misconfiguration; credentials Cloudflare refuses are said once, and the slots
   // are still released (dirty): the lease matters more than the erase.

@@ -119,6 +119,11 @@ export interface CommandContext {
    */
   github: GitHubPullRequests | null | undefined;
   /**
+   * The run's repository (`owner/name`), when it has one: its pull requests hold leases as `pr-<n>`
+   * or, signed in with OIDC, as `<owner>/<name>/pr-<n>`. Another repository's holders are not its own.
+   */
+  repository?: string | undefined;
+  /**
    * gc and status: the spend read and what to do with it (commands/spend.ts); undefined: no spend at
    * all (acquire and cleanup, and tests of other things).
    */

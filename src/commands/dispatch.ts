@@ -21,6 +21,8 @@ export interface CommandOptions {
   pullRequest: number | undefined;
   /** acquire: the pull request's lease, the wait for a free slot, the sticky comment. */
   pullRequestLeaseMs: number;
+  /** acquire signs in with the job's OIDC token, so it leases as `<owner>/<name>/pr-<n>`. */
+  oidc: boolean;
   waitMs: number;
   comment: boolean;
   /** acquire: the app's wrangler config, read and placed, to write for the slot. */
@@ -52,6 +54,7 @@ function dispatch(ctx: CommandContext, options: CommandOptions): Promise<ReportB
         waitMs: options.waitMs,
         comment: options.comment,
         wranglerConfig: options.wranglerConfig,
+        oidc: options.oidc,
       });
   }
 }

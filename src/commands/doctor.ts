@@ -66,6 +66,7 @@ function leaseFindings(
   now: number,
   leaseMs: number,
   pullRequests: ReadonlyMap<number, PullRequestInfo>,
+  repository: string | undefined,
 ): DoctorFinding[] {
   const findings: DoctorFinding[] = [];
   const last = slot.lastEraseFailure;
@@ -82,7 +83,7 @@ function leaseFindings(
   }
   const endsInMs = slot.leasedUntil === null ? null : slot.leasedUntil - now;
   const live = slot.leaseState === 'leased' && !slot.expired;
-  const pullRequest = live ? pullRequestOf(slot.holder) : null;
+  const pullRequest = live ? pullRequestOf(slot.holder, repository) : null;
   const state = pullRequest === null ? undefined : pullRequests.get(pullRequest)?.state;
   if (pullRequest !== null && state !== undefined && state !== 'open') {
     findings.push(
@@ -118,7 +119,7 @@ function leaseFindings(
 }
 
 async function doctorRow(
-  ctx: Pick<CommandContext, 'resources'>,
+  ctx: Pick<CommandContext, 'resources' | 'repository'>,
   slot: Slot,
   row: PoolRow,
   now: number,
@@ -131,7 +132,7 @@ async function doctorRow(
   return {
     ...{ slug, leaseState, holder, expired, leaseEndsInMs, dirty },
     resources,
-    findings: [...findings, ...leaseFindings(slot, now, options.leaseMs, pullRequests)],
+    findings: [...findings, ...leaseFindings(slot, now, options.leaseMs, pullRequests, ctx.repository)],
   };
 }
 
@@ -185,7 +186,7 @@ export async function runDoctor(ctx: CommandContext, options: DoctorOptions): Pr
   }
   const pullRequests = await lookUpPullRequests(
     ctx,
-    livePullRequestHolders(listing.resources),
+    livePullRequestHolders(listing.resources, ctx.repository),
     warnings,
     "doctor cannot tell whether a holder's pull request closed",
   );

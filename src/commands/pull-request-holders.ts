@@ -13,10 +13,10 @@ import { oneLineError } from './error-line.ts';
 export const MAX_PULL_REQUEST_LOOKUPS = 20;
 
 /** Distinct pull request numbers of the pool's live `pr-<n>` leases, in slot order. */
-export function livePullRequestHolders(slots: readonly Slot[]): number[] {
+export function livePullRequestHolders(slots: readonly Slot[], repository: string | undefined): number[] {
   const numbers = slots
     .filter((slot) => slot.leaseState === 'leased' && !slot.expired)
-    .map((slot) => pullRequestOf(slot.holder))
+    .map((slot) => pullRequestOf(slot.holder, repository))
     .filter((number) => number !== null);
   return [...new Set(numbers)];
 }

@@ -23,7 +23,7 @@ export async function findClosedPullRequestSlots(
   listing: ListAnswer,
   warnings: string[],
 ): Promise<ClosedPullRequestSlot[]> {
-  const numbers = livePullRequestHolders(listing.resources);
+  const numbers = livePullRequestHolders(listing.resources, ctx.repository);
   if (numbers.length === 0) return [];
   if (ctx.github === undefined) return [];
   if (ctx.github === null) {
@@ -41,7 +41,8 @@ export async function findClosedPullRequestSlots(
   );
   return listing.resources.flatMap((slot): ClosedPullRequestSlot[] => {
     const { holder } = slot;
-    const pullRequest = slot.leaseState === 'leased' && !slot.expired ? pullRequestOf(holder) : null;
+    const pullRequest =
+      slot.leaseState === 'leased' && !slot.expired ? pullRequestOf(holder, ctx.repository) : null;
     const state = pullRequest === null ? undefined : states.get(pullRequest)?.state;
     if (holder === null || pullRequest === null || state === undefined || state === 'open') return [];
     return [{ slot, holder, pullRequest, state }];

@@ -1,4 +1,6 @@
 // Formatting shared by the job summary and the terminal output.
+
+import { pullRequestOfHolder } from '../semaphore/holders.ts';
 import type { AcquiredResources } from './model.ts';
 
 /**
@@ -24,13 +26,13 @@ function joinUnits(major: number, majorUnit: string, minor: number, minorUnit: s
 }
 
 /**
- * The pull request number of a holder named `pr-<number>`, the convention preview deploys use. Only
- * the one spelling acquire writes (`pr-7`, never `pr-07` or `pr-0`): gc releases the slot of a closed
- * pull request's holder, so a look-alike holder (a person's `pr-07`) must not be taken for pull request 7.
+ * The pull request number of a holder, when it is one of the run's repository's pull requests:
+ * `pr-<n>`, or `<repository>/pr-<n>` (an OIDC deploy's holder). Only the one spelling acquire writes
+ * (`pr-7`, never `pr-07` or `pr-0`), compared exactly: gc releases the slot of a closed pull request's
+ * holder, so a look-alike (a person's `pr-07`, another repository's `acme/blog/pr-7`) is none.
  */
-export function pullRequestOf(holder: string | null): number | null {
-  const match = holder === null ? null : /^pr-([1-9]\d{0,9})$/.exec(holder);
-  return match ? Number(match[1]) : null;
+export function pullRequestOf(holder: string | null, repository?: string): number | null {
+  return pullRequestOfHolder(holder, repository);
 }
 
 /** 2026-12-03 10:00 UTC: an ISO time as a person reads it in a summary or comment. */

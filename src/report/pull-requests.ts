@@ -27,7 +27,8 @@ function holdersOf(report: RunReport): number[] {
     ...report.slots.map((slot) => slot.previousHolder),
     ...(report.poolAfter ?? []).flatMap((row) => [row.holder, row.lastHolder]),
   ];
-  const numbers = holders.map(pullRequestOf).filter((n) => n !== null);
+  const repository = report.repository?.nameWithOwner;
+  const numbers = holders.map((holder) => pullRequestOf(holder, repository)).filter((n) => n !== null);
   return [...new Set(numbers)].slice(0, MAX_LOOKUPS);
 }
 

@@ -70,7 +70,7 @@ export function spendFlags(spend: SlotSpend): string[] {
 
 /** The link to a `pr-<n>` holder's pull request, when the run knows its repository. */
 function pullRequestUrl(holder: string, report: Pick<RunReport, 'repository'>): string | null {
-  const pr = pullRequestOf(holder);
+  const pr = pullRequestOf(holder, report.repository?.nameWithOwner);
   if (pr === null || report.repository === undefined) return null;
   return `${report.repository.serverUrl}/${report.repository.nameWithOwner}/pull/${pr}`;
 }

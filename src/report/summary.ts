@@ -38,7 +38,7 @@ function outcomeLabel(outcome: SlotOutcome): string {
 
 function holderCell(holder: string | null, report: RunReport): string {
   if (holder === null) return '–';
-  const pr = pullRequestOf(holder);
+  const pr = pullRequestOf(holder, report.repository?.nameWithOwner);
   if (pr === null || report.repository === undefined) return esc(holder);
   const { serverUrl, nameWithOwner } = report.repository;
   const link = `[${esc(holder)}](${encodeURI(`${serverUrl}/${nameWithOwner}/pull/${pr}`)})`;

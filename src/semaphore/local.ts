@@ -6,6 +6,14 @@ import { enableCompileCache } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { TEST_CLOCK_BINDING, TEST_CLOCK_ENABLED } from './worker/test-clock.ts';
 
+/** The operator's settings of what a pull request may lease, read from the environment as the Worker reads its vars. */
+const TENANCY_SETTINGS = [
+  'SEMAPHORE_POOL_REPOSITORIES',
+  'SEMAPHORE_PR_LEASE_MAX_MINUTES',
+  'SEMAPHORE_PR_LEASES_PER_POOL',
+] as const;
+type TenancySetting = (typeof TENANCY_SETTINGS)[number];
+
 export interface LocalSemaphoreOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
@@ -20,6 +28,11 @@ export interface LocalSemaphoreOptions {
    * network in wrangler's dev server allows private and loopback addresses).
    */
   oidc?: { issuer?: string; audience?: string; repositories: readonly string[] };
+  /**
+   * What a pull request may lease (worker/tenancy.ts), as the Worker's vars of the same names:
+   * SEMAPHORE_POOL_REPOSITORIES, SEMAPHORE_PR_LEASE_MAX_MINUTES, SEMAPHORE_PR_LEASES_PER_POOL.
+   */
+  tenancy?: Partial<Record<TenancySetting, string>>;
   /** A directory that keeps the state across restarts; default: in memory only. */
   persistDir?: string;
   /**
@@ -53,6 +66,7 @@ function roleBindings(options: LocalSemaphoreOptions, token: string) {
     SEMAPHORE_OIDC_ISSUER: plain(options.oidc?.issuer),
     SEMAPHORE_OIDC_AUDIENCE: plain(options.oidc?.audience),
     SEMAPHORE_OIDC_REPOSITORIES: plain(options.oidc?.repositories.join(',')),
+    ...Object.fromEntries(TENANCY_SETTINGS.map((name) => [name, plain(options.tenancy?.[name])])),
   };
   return Object.fromEntries(
     Object.entries(bindings).filter(([, binding]) => binding !== undefined),
@@ -64,18 +78,24 @@ const WORKER_CONFIG = fileURLToPath(new URL('./worker/wrangler.jsonc', import.me
 /**
  * The roles' tokens and the OIDC settings from the environment, under the Worker's own names
  * (SEMAPHORE_GC_TOKEN, SEMAPHORE_READ_TOKEN, SEMAPHORE_OIDC_ISSUER, _AUDIENCE, _REPOSITORIES), for
- * `npm run semaphore` and `npm run stack`. Unset or empty ones are left out.
+ * `npm run semaphore` and `npm run stack`, and what a pull request may lease (the tenancy settings).
+ * Unset or empty ones are left out.
  */
 export function roleOptionsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
-): Pick<LocalSemaphoreOptions, 'gcToken' | 'readToken' | 'oidc'> {
+): Pick<LocalSemaphoreOptions, 'gcToken' | 'readToken' | 'oidc' | 'tenancy'> {
   const value = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
   const repositories = value('SEMAPHORE_OIDC_REPOSITORIES');
   const issuer = value('SEMAPHORE_OIDC_ISSUER');
   const audience = value('SEMAPHORE_OIDC_AUDIENCE');
   const gcToken = value('SEMAPHORE_GC_TOKEN');
   const readToken = value('SEMAPHORE_READ_TOKEN');
+  const tenancy = TENANCY_SETTINGS.flatMap((name) => {
+    const setting = value(name);
+    return setting === undefined ? [] : [[name, setting] as const];
+  });
   return {
+    ...(tenancy.length === 0 ? {} : { tenancy: Object.fromEntries(tenancy) }),
     ...(gcToken === undefined ? {} : { gcToken }),
     ...(readToken === undefined ? {} : { readToken }),
     ...(repositories === undefined

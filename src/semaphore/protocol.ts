@@ -488,6 +488,7 @@ export const ERROR_CODES = [
   'none_available',
   'condition_failed',
   'limit_reached',
+  'request_id_taken',
   'too_large',
   'internal',
 ] as const;

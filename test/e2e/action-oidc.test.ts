@@ -1,7 +1,7 @@
 // A deploy job signs in with its OIDC token, not a shared secret: the bundled action with
 // `semaphore-auth: oidc` asks the runner's token service for a token (ACTIONS_ID_TOKEN_REQUEST_URL,
 // played by a loopback issuer with its own keys) and the real semaphore Worker verifies it. The token
-// of pull request 7's job acquires, erases and releases as pr-7 and nothing else; a token that expired
+// of acme/shop's pull request 7's job acquires, erases and releases as acme/shop/pr-7 and nothing else; a token that expired
 // meanwhile is fetched anew; a job without `id-token: write` is told what to add.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSlotConfig, type SlotConfig } from '../../src/config/slot-config.ts';
@@ -75,20 +75,23 @@ async function poolOf(pool: string, slugs: string[], dirtyFor?: string): Promise
 }
 
 describe('the deploy job of pull request 7, signed in with its OIDC token', () => {
-  it('acquires as pr-7, erases the previous tenant first, and needs no semaphore secret', async () => {
+  it('acquires as acme/shop/pr-7 (its holder names the repository), erases the previous tenant first, and needs no semaphore secret', async () => {
     const pool = 'oidc-deploy';
     await poolOf(pool, ['oidc-1'], 'pr-3');
     const result = await deployJob(pool, 7);
     expect(result.exitCode, result.stdout).toBe(0);
     expect(result.outputs).toMatchObject({ slot: 'oidc-1', 'was-dirty': 'true' });
     expect(isErased(slotContents(twin, config, 'oidc-1'))).toBe(true);
-    expect(await admin.find(pool, 'oidc-1')).toMatchObject({ holder: 'pr-7', leaseState: 'leased' });
+    expect(await admin.find(pool, 'oidc-1')).toMatchObject({
+      holder: 'acme/shop/pr-7',
+      leaseState: 'leased',
+    });
     // The token the job was handed is a secret like the others: masked, and nowhere in what it shows.
     expect(issuer.issued.length).toBeGreaterThan(0);
     expect(result.stdout).toContain(`::add-mask::${issuer.issued.at(-1)}`);
   });
 
-  it('releases its lease itself when the erase fails: the deploy’s own release, as pr-7', async () => {
+  it('releases its lease itself when the erase fails: the deploy’s own release, as acme/shop/pr-7', async () => {
     const pool = 'oidc-release';
     await poolOf(pool, ['oidc-2'], 'pr-4');
     twin.faults.add({
@@ -105,7 +108,7 @@ describe('the deploy job of pull request 7, signed in with its OIDC token', () =
       twin.faults.clear();
     }
     const [released] = await admin.events(pool, 'oidc-2', 1);
-    expect(released).toMatchObject({ event: 'released', holder: 'pr-7', detail: { clean: false } });
+    expect(released).toMatchObject({ event: 'released', holder: 'acme/shop/pr-7', detail: { clean: false } });
     expect(await admin.find(pool, 'oidc-2')).toMatchObject({ leaseState: 'available', dirty: true });
   });
 
@@ -115,7 +118,7 @@ describe('the deploy job of pull request 7, signed in with its OIDC token', () =
     const result = await deployJob(pool, 8, { tokenFor: 7 });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain(
-      'The run stopped: the pull-request role (pr-7) may not acquire for holder "pr-8". It may read, and acquire, renew and release only its own pull request\'s lease',
+      'The run stopped: the pull-request role (acme/shop/pr-7) may not acquire for holder "acme/shop/pr-8". It may read, and acquire, renew and release only its own pull request\'s lease',
     );
     expect(await admin.find(pool, 'oidc-3')).toMatchObject({ holder: null, generation: 0 });
   });
@@ -128,7 +131,7 @@ describe('the deploy job of pull request 7, signed in with its OIDC token', () =
     const result = await deployJob(pool, 7);
     expect(result.exitCode, result.stdout).toBe(0);
     expect(issuer.requests.filter((path) => path === '/actions/token').length).toBe(asked + 2);
-    expect(await admin.find(pool, 'oidc-4')).toMatchObject({ holder: 'pr-7' });
+    expect(await admin.find(pool, 'oidc-4')).toMatchObject({ holder: 'acme/shop/pr-7' });
   });
 
   it('says what the job lacks when it may not get a token (no id-token: write)', async () => {

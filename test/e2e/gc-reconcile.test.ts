@@ -270,3 +270,45 @@ describe('gc with a github-token that may not read pull requests', () => {
     },
   );
 });
+
+// Two repositories lease in one pool through OIDC, so their pull requests' holders name them. Each
+// repository's gc reconciles its own closed pull requests and never another's: it cannot tell another
+// repository's pull request 91 from its own by number, so it does not ask GitHub about it and does not
+// release it, however its own pull request 91 ended.
+describe('gc reconciles the closed pull requests of its own repository only', () => {
+  const pool = 'reconcile-repos';
+
+  beforeAll(async () => {
+    await heldSlots(pool, { 'repo-shop': 'acme/shop/pr-91', 'repo-blog': 'acme/blog/pr-91' });
+    stack.github.pullRequests.set(91, 'closed');
+  });
+
+  it("acme/shop's gc takes back acme/shop/pr-91's slot, and acme/blog's gc acme/blog/pr-91's", async () => {
+    const shop = await gc(pool);
+    expect(shop.exitCode, shop.stdout).toBe(0);
+    expect(reportOf(shop).slots).toMatchObject([
+      { slug: 'repo-shop', reason: 'closed-pr', outcome: 'reclaimed', previousHolder: 'acme/shop/pr-91' },
+    ]);
+    expect(await stack.client.find(pool, 'repo-blog')).toMatchObject({
+      leaseState: 'leased',
+      holder: 'acme/blog/pr-91',
+    });
+    expect(slotContents(stack.twin, stack.config, 'repo-blog').rows).toBe(2);
+    expect(lookupsByPullRequest(stack.github)).toEqual(new Map([[91, 1]]));
+
+    stack.github.requests.length = 0;
+    const blog = await runAction(
+      actionInputs(stack, pool, { command: 'gc', 'github-token': TOKENS.github }),
+      { env: { GITHUB_API_URL: stack.github.url, GITHUB_REPOSITORY: 'acme/blog' } },
+    );
+    expectNoLeaks(blog, Object.values(TOKENS));
+    expect(blog.exitCode, blog.stdout).toBe(0);
+    expect(reportOf(blog).slots).toMatchObject([
+      { slug: 'repo-blog', reason: 'closed-pr', outcome: 'reclaimed', previousHolder: 'acme/blog/pr-91' },
+    ]);
+    expect(isErased(slotContents(stack.twin, stack.config, 'repo-blog'))).toBe(true);
+    // The blog's gc asked its own repository's pull request, not the shop's.
+    expect(stack.github.requests.some(({ path }) => path.includes('/repos/acme/blog/pulls/91'))).toBe(true);
+    expect(stack.github.requests.some(({ path }) => path.includes('/repos/acme/shop/'))).toBe(false);
+  });
+});

@@ -7,7 +7,12 @@ import {
   type ReleaseAnswer,
   type Slot,
 } from '../../src/semaphore/protocol.ts';
-import { applyPoolCommand, type PoolCommand, type PoolOutcome } from '../../src/semaphore/worker/pool.ts';
+import {
+  applyPoolCommand,
+  type PoolCommand,
+  type PoolOutcome,
+  type TenantLimits,
+} from '../../src/semaphore/worker/pool.ts';
 import { migrate, POOL_MIGRATIONS } from '../../src/semaphore/worker/schema.ts';
 import {
   DELETED_SLUGS_WITH_EVENTS,
@@ -74,30 +79,59 @@ function poolWith(...slugs: string[]) {
   const pool = openPool();
   for (const slug of slugs) pool.run(add(slug));
   const find = (slug: string, now = T0) => body<Slot>(pool.run({ op: 'find', type: TYPE, slug }, now));
-  const take = (slug: string, holder: string, now = T0, extra: Record<string, unknown> = {}) =>
+  /** `limits`: a pull request's deploy job (its holder and tenant, and its lease count limit). */
+  const take = (
+    slug: string,
+    holder: string,
+    now = T0,
+    extra: Record<string, unknown> = {},
+    limits: TenantLimits = {},
+  ) =>
     body<Lease | null>(
       pool.run(
-        { op: 'acquire-specific', request: { type: TYPE, slug, holder, leaseMs: MINUTE, ...extra } },
+        {
+          op: 'acquire-specific',
+          request: { type: TYPE, slug, holder, leaseMs: MINUTE, ...extra },
+          ...limits,
+        },
         now,
       ),
     );
-  const acquire = (holder: string, now = T0, extra: Record<string, unknown> = {}) =>
-    pool.run({ op: 'acquire', request: { type: TYPE, holder, leaseMs: MINUTE, ...extra } }, now);
+  const acquire = (
+    holder: string,
+    now = T0,
+    extra: Record<string, unknown> = {},
+    limits: TenantLimits | undefined = {},
+  ) =>
+    pool.run(
+      { op: 'acquire', request: { type: TYPE, holder, leaseMs: MINUTE, ...extra }, ...(limits ?? {}) },
+      now,
+    );
   const release = (slug: string, fields: Record<string, unknown>, now = T0) =>
     body<ReleaseAnswer>(pool.run({ op: 'release', request: { type: TYPE, slug, ...fields } }, now));
   return { ...pool, find, take, acquire, release };
 }
 
-describe("a pull request's deploy job (ownHolder)", () => {
+const SHOP = 'github:101:11';
+const BLOG = 'github:202:11';
+/** A pull request's deploy job of a repository (its tenant), as the router hands it to the pool. */
+const prOf = (holder: string, tenant = SHOP) => ({ holder, tenant });
+/** The same job acquiring: its holder and tenant, and (when given) its lease count limit. */
+const asPr = (holder: string, tenant = SHOP, leasesPerHolder?: number): TenantLimits => ({
+  owner: prOf(holder, tenant),
+  ...(leasesPerHolder === undefined ? {} : { leasesPerHolder }),
+});
+
+describe("a pull request's deploy job (owner)", () => {
   it('renews, releases and marks dirty only its own lease, and is told so (403)', () => {
     const { run, take } = poolWith('preview-1', 'preview-2');
-    const own = take('preview-1', 'pr-7');
-    const other = take('preview-2', 'pr-8');
-    const renew = (lease: Lease | null, ownHolder: string) =>
+    const own = take('preview-1', 'pr-7', T0, {}, asPr('pr-7'));
+    const other = take('preview-2', 'pr-8', T0, {}, asPr('pr-8'));
+    const renew = (lease: Lease | null, holder: string) =>
       run({
         op: 'renew',
         request: { type: TYPE, slug: lease?.slug ?? '', leaseId: lease?.leaseId ?? '', leaseMs: MINUTE },
-        ownHolder,
+        owner: prOf(holder),
       });
     expect(renew(own, 'pr-7')).toMatchObject({ ok: true });
     expect(renew(other, 'pr-7')).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
@@ -105,14 +139,82 @@ describe("a pull request's deploy job (ownHolder)", () => {
       run({
         op: 'release',
         request: { type: TYPE, slug: lease?.slug ?? '', leaseId: lease?.leaseId ?? '' },
-        ownHolder: 'pr-7',
+        owner: prOf('pr-7'),
       });
     expect(release(other)).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
     const mark = (slug: string) =>
-      run({ op: 'mark-dirty', request: { type: TYPE, slug, note: 'erased' }, ownHolder: 'pr-7' });
+      run({ op: 'mark-dirty', request: { type: TYPE, slug, note: 'erased' }, owner: prOf('pr-7') });
     expect(mark('preview-2')).toMatchObject({ ok: false, status: 403 });
     expect(mark('preview-1')).toMatchObject({ ok: true });
     expect(release(own)).toMatchObject({ ok: true, body: { released: true } });
+  });
+
+  // Holders are compared exactly: a mutation that matched by prefix or with case folded would let one
+  // pull request act on another's lease.
+  it.each([
+    ['pr-7', 'pr-70'],
+    ['pr-70', 'pr-7'],
+    ['acme/shop/pr-6', 'ACME/shop/pr-6'],
+    ['acme/shop/pr-6', 'acme/shop/pr-60'],
+    ['acme/shop/pr-6', 'acme/sho/pr-6'],
+  ])("the lease of %s is never %s's: not by reuseHeld, renew, release or mark", (held, other) => {
+    const { run, take, acquire, find } = poolWith('preview-1', 'preview-2');
+    const lease = take('preview-1', held, T0, {}, asPr(held));
+    const reused = body<Lease>(acquire(other, T0, { reuseHeld: true }, asPr(other)));
+    expect(reused).toMatchObject({ slug: 'preview-2', reused: false, holder: other });
+    const onLease = { type: TYPE, slug: 'preview-1', leaseId: lease?.leaseId ?? '' };
+    expect(run({ op: 'renew', request: { ...onLease, leaseMs: MINUTE }, owner: prOf(other) })).toMatchObject({
+      status: 403,
+    });
+    expect(run({ op: 'release', request: onLease, owner: prOf(other) })).toMatchObject({ status: 403 });
+    expect(
+      run({ op: 'mark-dirty', request: { type: TYPE, slug: 'preview-1' }, owner: prOf(other) }),
+    ).toMatchObject({ status: 403 });
+    expect(find('preview-1')).toMatchObject({ holder: held, leaseVersion: 1 });
+  });
+
+  it("another repository's pull request of the same holder name (a re-created repository) never gets the lease", () => {
+    const { run, take, acquire, find } = poolWith('preview-1', 'preview-2');
+    const lease = take('preview-1', 'acme/shop/pr-6', T0, {}, asPr('acme/shop/pr-6', SHOP, 1));
+    const stranger = prOf('acme/shop/pr-6', BLOG);
+    const reused = acquire('acme/shop/pr-6', T0, { reuseHeld: true }, asPr('acme/shop/pr-6', BLOG, 1));
+    // One holder, one slot: the second tenant of the same name is refused a second slot, never given the first.
+    expect(reused).toMatchObject({ ok: false, status: 409, code: 'limit_reached' });
+    const onLease = { type: TYPE, slug: 'preview-1', leaseId: lease?.leaseId ?? '' };
+    expect(run({ op: 'release', request: onLease, owner: stranger })).toMatchObject({ status: 403 });
+    expect(find('preview-1')).toMatchObject({ holder: 'acme/shop/pr-6', leaseState: 'leased' });
+  });
+
+  it('a requestId belongs to the holder and tenant that made it: anyone else gets 409 and nothing of the lease', () => {
+    const { acquire } = poolWith('preview-1', 'preview-2');
+    const first = body<Lease>(acquire('acme/shop/pr-6', T0, { requestId: 'req-1' }, asPr('acme/shop/pr-6')));
+    const retry = body<Lease>(acquire('acme/shop/pr-6', T0, { requestId: 'req-1' }, asPr('acme/shop/pr-6')));
+    expect(retry.leaseId).toBe(first.leaseId);
+    for (const [holder, tenant] of [
+      ['acme/blog/pr-6', BLOG],
+      ['acme/shop/pr-6', BLOG],
+      ['pr-6', null],
+    ] as const) {
+      const owner = tenant === null ? undefined : asPr(holder, tenant);
+      const outcome = acquire(holder, T0, { requestId: 'req-1' }, owner);
+      expect(outcome).toMatchObject({ ok: false, status: 409, code: 'request_id_taken' });
+      expect(JSON.stringify(outcome)).not.toContain(first.leaseId);
+    }
+  });
+
+  it('holds a holder to its lease count in the pool: a second slot is refused, naming the limit', () => {
+    const { take, acquire } = poolWith('preview-1', 'preview-2', 'preview-3');
+    const owner = asPr('acme/shop/pr-6', SHOP, 1);
+    expect(body<Lease>(acquire('acme/shop/pr-6', T0, {}, owner)).slug).toBe('preview-1');
+    const second = acquire('acme/shop/pr-6', T0, {}, owner);
+    expect(second).toMatchObject({ ok: false, status: 409, code: 'limit_reached' });
+    expect(second.ok ? '' : second.message).toContain('SEMAPHORE_PR_LEASES_PER_POOL');
+    expect(() => take('preview-3', 'acme/shop/pr-6', T0, {}, owner)).toThrow(/limit_reached/);
+    // reuseHeld extends the one it has; once that lease ends, a new one may be taken.
+    expect(body<Lease>(acquire('acme/shop/pr-6', T0, { reuseHeld: true }, owner))).toMatchObject({
+      reused: true,
+    });
+    expect(body<Lease>(acquire('acme/shop/pr-6', T0 + 2 * MINUTE, {}, owner)).holder).toBe('acme/shop/pr-6');
   });
 });
 

@@ -186,13 +186,15 @@ describe("a deploy job's OIDC token", () => {
     const job = new SemaphoreClient({ baseUrl: semaphore.url, token: () => tokenOf() });
     expect(await job.whoami()).toEqual({
       role: 'pull-request',
-      holder: 'pr-7',
+      holder: 'acme/shop/pr-7',
       may: expect.stringContaining("only its own pull request's lease"),
       actions: { forceRelease: false, markDirty: false, addSlot: false, removeSlot: false },
     });
-    const lease = await job.acquire({ type, holder: 'pr-7', leaseMs: HOUR, reuseHeld: true });
-    expect(lease).toMatchObject({ holder: 'pr-7', slug: 'preview-1' });
-    expect(await job.acquire({ type, holder: 'pr-7', leaseMs: HOUR, reuseHeld: true })).toMatchObject({
+    const lease = await job.acquire({ type, holder: 'acme/shop/pr-7', leaseMs: HOUR, reuseHeld: true });
+    expect(lease).toMatchObject({ holder: 'acme/shop/pr-7', slug: 'preview-1' });
+    expect(
+      await job.acquire({ type, holder: 'acme/shop/pr-7', leaseMs: HOUR, reuseHeld: true }),
+    ).toMatchObject({
       reused: true,
       leaseVersion: 2,
     });
@@ -201,10 +203,10 @@ describe("a deploy job's OIDC token", () => {
         leaseVersion: 3,
       },
     );
-    await job.markDirty({ type, slug: 'preview-1', note: 'erased before pr-7 deploys into it' });
+    await job.markDirty({ type, slug: 'preview-1', note: 'erased before acme/shop/pr-7 deploys into it' });
     expect(await job.release({ type, slug: 'preview-1', leaseId: lease.leaseId })).toMatchObject({
       released: true,
-      holder: 'pr-7',
+      holder: 'acme/shop/pr-7',
     });
   });
 
@@ -229,7 +231,7 @@ describe("a deploy job's OIDC token", () => {
         [
           'POST',
           '/api/resources/acquire-specific',
-          { type, slug: 'preview-1', holder: 'pr-7', leaseMs: HOUR, force: true },
+          { type, slug: 'preview-1', holder: 'acme/shop/pr-7', leaseMs: HOUR, force: true },
         ],
         'force a slot',
       ],
@@ -270,7 +272,7 @@ describe("a deploy job's OIDC token", () => {
     ];
     for (const [write, what] of refused) {
       const error = expectError(await send(token, write), 403, 'forbidden');
-      expect(error.message).toContain(`the pull-request role (pr-7) may not ${what}`);
+      expect(error.message).toContain(`the pull-request role (acme/shop/pr-7) may not ${what}`);
       expect(error.message).toContain("only its own pull request's lease");
     }
     expect(await admin.list(type)).toEqual({ ...before, now: expect.any(Number) });

@@ -179,7 +179,9 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
       send(res, 401, { message: 'Bad credentials', documentation_url: DOCS });
       return;
     }
-    const pull = /^\/repos\/acme\/shop\/pulls\/(\d+)$/.exec(path);
+    // acme/blog's pull requests are answered as acme/shop's of the same number: a test of two
+    // repositories tells by the path which one a run asked.
+    const pull = /^\/repos\/acme\/(?:shop|blog)\/pulls\/(\d+)$/.exec(path);
     const comments = /^\/repos\/acme\/shop\/issues\/(\d+)\/comments$/.exec(path);
     const comment = /^\/repos\/acme\/shop\/issues\/comments\/(\d+)$/.exec(path);
     if (pull !== null && method === 'GET') return pullRequest(res, Number(pull[1]));

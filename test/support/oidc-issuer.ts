@@ -11,6 +11,19 @@ import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 export interface PullRequestClaims {
   repository: string;
   pullRequest: number;
+  /**
+   * GitHub's ids of the repository and its owner (`repository_id`, `repository_owner_id`): by default
+   * a number derived from the name, so one name has one id unless a test re-creates the repository.
+   */
+  repositoryId?: string;
+  repositoryOwnerId?: string;
+}
+
+/** A stable id for a name, as GitHub's numeric ids look (decimal digits). */
+function idOf(name: string): string {
+  let hash = 7;
+  for (const char of name) hash = (hash * 31 + (char.codePointAt(0) ?? 0)) % 1_000_000_007;
+  return String(hash);
 }
 
 export interface TokenOptions {
@@ -61,6 +74,9 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
       nbf: now - 5,
       exp: now + 300,
       repository: job.repository,
+      repository_id: job.repositoryId ?? idOf(job.repository),
+      repository_owner: job.repository.split('/')[0],
+      repository_owner_id: job.repositoryOwnerId ?? idOf(job.repository.split('/')[0] ?? ''),
       event_name: 'pull_request',
       ref: `refs/pull/${job.pullRequest}/merge`,
       ...options.claims,

@@ -3,8 +3,10 @@
 // something to write by hand): RS256 only, keys from the issuer's own discovery document
 // (`/.well-known/openid-configuration` → `jwks_uri`, both cached), the issuer, the audience, `exp`
 // and `nbf`. Then the token must be a pull_request job's of an allowed repository, and its holder is
-// that pull request's: `pr-<n>` from the ref `refs/pull/<n>/merge`. Every refusal says which check failed.
+// that pull request's, `<owner>/<repo>/pr-<n>` from the ref `refs/pull/<n>/merge`, and its tenant the
+// repository's ids (`repository_id`, `repository_owner_id`). Every refusal says which check failed.
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import { pullRequestHolder } from '../holders.ts';
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
 const CLOCK_TOLERANCE_S = 60;
@@ -24,7 +26,12 @@ export interface OidcConfig {
   repositories: ReadonlySet<string>;
 }
 
-export type PullRequestIdentity = { holder: string; repository: string };
+/**
+ * A pull request's deploy job: its holder names the repository (`acme/shop/pr-6`), and its tenant is
+ * the repository's and owner's ids, which a repository deleted and created again under the same name
+ * (or transferred) does not keep: a lease records its tenant, and only the same tenant may touch it.
+ */
+export type PullRequestIdentity = { holder: string; repository: string; tenant: string };
 
 /** A token the semaphore refuses (401), or a semaphore that cannot check tokens now (500). */
 export class OidcRefusal extends Error {
@@ -38,6 +45,8 @@ export class OidcRefusal extends Error {
 // GitHub's owner (1-39 of letters, digits, '-') and repository (1-100 of letters, digits, '.', '_', '-').
 const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 const PULL_REQUEST_REF = /^refs\/pull\/([1-9][0-9]{0,9})\/merge$/;
+/** GitHub's ids are decimal numbers, sent as strings in its tokens. */
+const GITHUB_ID = /^[1-9][0-9]{0,19}$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** A compact JWS: three base64url parts. Any other bearer is a plain token. */
@@ -171,13 +180,35 @@ function headerOf(token: string): { alg?: unknown; kid?: unknown } {
 /** The pull request a verified token is for, or why it names none this semaphore accepts. */
 function pullRequestOf(payload: JWTPayload, config: OidcConfig): PullRequestIdentity {
   const refused = (why: string) => new OidcRefusal(401, `the OIDC token was refused: ${why}`);
-  const { repository, event_name: event, ref } = payload as Record<string, unknown>;
-  if (typeof repository !== 'string' || !config.repositories.has(repository.toLowerCase()))
+  const {
+    repository,
+    repository_id: repositoryId,
+    repository_owner_id: ownerId,
+    event_name: event,
+    ref,
+  } = payload as Record<string, unknown>;
+  if (
+    typeof repository !== 'string' ||
+    !REPOSITORY.test(repository) ||
+    !config.repositories.has(repository.toLowerCase())
+  )
     throw refused('it is for a repository this semaphore does not serve (SEMAPHORE_OIDC_REPOSITORIES)');
   const number = typeof ref === 'string' ? PULL_REQUEST_REF.exec(ref)?.[1] : undefined;
   if (event !== 'pull_request' || number === undefined)
     throw refused("it is not a pull_request job's (event_name pull_request, ref refs/pull/<n>/merge)");
-  return { holder: `pr-${number}`, repository };
+  if (
+    typeof repositoryId !== 'string' ||
+    !GITHUB_ID.test(repositoryId) ||
+    typeof ownerId !== 'string' ||
+    !GITHUB_ID.test(ownerId)
+  )
+    throw refused('it has no repository_id and repository_owner_id claims, which name the tenant');
+  // The name as the token spells it, which is the job's GITHUB_REPOSITORY too (the action builds the same holder).
+  return {
+    holder: pullRequestHolder(Number(number), repository),
+    repository,
+    tenant: `github:${repositoryId}:${ownerId}`,
+  };
 }
 
 /** Verifies a deploy job's OIDC token; throws an OidcRefusal saying why it is refused. */

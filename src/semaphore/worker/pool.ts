@@ -27,16 +27,29 @@ export type PoolCommand =
   | { op: 'find'; type: string; slug: string }
   | { op: 'add'; request: AddRequest }
   | RemoveCommand
-  | { op: 'mark-dirty'; request: MarkDirtyRequest; ownHolder?: string | undefined }
-  | { op: 'acquire-specific'; request: AcquireSpecificRequest }
-  | { op: 'acquire'; request: AcquireRequest }
-  | { op: 'renew'; request: RenewRequest; ownHolder?: string | undefined }
-  | { op: 'release'; request: ReleaseRequest; ownHolder?: string | undefined }
+  | { op: 'mark-dirty'; request: MarkDirtyRequest; owner?: LeaseOwner | undefined }
+  | ({ op: 'acquire-specific'; request: AcquireSpecificRequest } & TenantLimits)
+  | ({ op: 'acquire'; request: AcquireRequest } & TenantLimits)
+  | { op: 'renew'; request: RenewRequest; owner?: LeaseOwner | undefined }
+  | { op: 'release'; request: ReleaseRequest; owner?: LeaseOwner | undefined }
   | { op: 'record-activity'; request: RecordActivityRequest }
   | { op: 'events'; type: string; slug: string; limit: number };
-// `ownHolder`: the caller is a pull request's deploy job, and may touch only a lease of this holder
-// (roles.ts); the check is the pool's, in the command's transaction, since only the slot knows whose
-// lease a leaseId is.
+// `owner`: the caller is a pull request's deploy job, and may touch only a lease of this holder and
+// tenant (roles.ts); the check is the pool's, in the command's transaction, since only the slot knows
+// whose lease a leaseId is.
+
+/** A pull request's deploy job: the holder it leases as, and the tenant (its repository's ids) the lease records. */
+export interface LeaseOwner {
+  holder: string;
+  tenant: string;
+}
+
+/** What an acquire by a pull request's job is held to (tenancy.ts); absent for the other roles. */
+export interface TenantLimits {
+  owner?: LeaseOwner | undefined;
+  /** How many live leases one holder may have in the pool. */
+  leasesPerHolder?: number | undefined;
+}
 
 /** Remove a slot, only while it is as the caller saw it: at `ifGeneration`, and clean unless `allowDirty`. */
 export interface RemoveCommand {
@@ -74,17 +87,21 @@ const notFound = (type: string, slug: string): PoolOutcome => ({
 /** Holders are data: quoted, so the message shows exactly where one starts and ends. */
 const quoted = (holder: string | null): string => (holder === null ? 'nobody' : JSON.stringify(holder));
 
-/** A pull request's job touching a lease that is not its own (see `ownHolder`). */
-const notOwnLease = (ownHolder: string, slug: string, what: string): PoolOutcome => ({
+/** A pull request's job touching a lease that is not its own (see `owner`). */
+const notOwnLease = (owner: LeaseOwner, slug: string, what: string): PoolOutcome => ({
   ok: false,
   status: 403,
   code: 'forbidden',
-  message: `the pull-request role (${ownHolder}) may not ${what} slot ${slug}: the lease there is not ${ownHolder}'s. It may read, and acquire, renew and release only its own pull request's lease, and mark the slot of that lease dirty`,
+  message: `the pull-request role (${owner.holder}) may not ${what} slot ${slug}: the lease there is not this pull request's (its holder and repository). It may read, and acquire, renew and release only its own pull request's lease, and mark the slot of that lease dirty`,
 });
 
-/** Whether `ownHolder` (when set) holds the slot's live lease. */
-const holdsLiveLease = (slot: SlotState, ownHolder: string, now: number): boolean =>
-  slot.lease !== null && slot.lease.holder === ownHolder && slot.lease.leasedUntil > now;
+/** Whether the lease is `owner`'s: the same holder, exactly, taken by the same tenant. */
+const isOwnLease = (lease: CurrentLease, owner: LeaseOwner): boolean =>
+  lease.holder === owner.holder && lease.tenant === owner.tenant;
+
+/** Whether `owner` holds the slot's live lease. */
+const holdsLiveLease = (slot: SlotState, owner: LeaseOwner, now: number): boolean =>
+  slot.lease !== null && isOwnLease(slot.lease, owner) && slot.lease.leasedUntil > now;
 
 /** The pool a command is for (the name of the Durable Object that runs it). */
 export const poolTypeOf = (command: PoolCommand): string =>
@@ -114,15 +131,15 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
     case 'remove':
       return remove(store, command, now);
     case 'mark-dirty':
-      return markDirty(store, command.request, command.ownHolder, now);
+      return markDirty(store, command.request, command.owner, now);
     case 'acquire-specific':
-      return acquireSpecific(store, command.request, now);
+      return acquireSpecific(store, command.request, command, now);
     case 'acquire':
-      return acquire(store, command.request, now);
+      return acquire(store, command.request, command, now);
     case 'renew':
-      return renew(store, command.request, command.ownHolder, now);
+      return renew(store, command.request, command.owner, now);
     case 'release':
-      return release(store, command.request, command.ownHolder, now);
+      return release(store, command.request, command.owner, now);
     case 'record-activity':
       return recordActivity(store, command.request, now);
     case 'events':
@@ -275,13 +292,13 @@ function remove(store: PoolStore, command: RemoveCommand, now: number): PoolOutc
 function markDirty(
   store: PoolStore,
   request: MarkDirtyRequest,
-  ownHolder: string | undefined,
+  owner: LeaseOwner | undefined,
   now: number,
 ): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
-  if (ownHolder !== undefined && !holdsLiveLease(slot, ownHolder, now))
-    return notOwnLease(ownHolder, slot.slug, 'mark dirty');
+  if (owner !== undefined && !holdsLiveLease(slot, owner, now))
+    return notOwnLease(owner, slot.slug, 'mark dirty');
   const marked: SlotState = slot.dirty ? slot : { ...slot, dirty: true, updatedAt: now };
   if (!slot.dirty) store.save(marked);
   logEvent(
@@ -316,20 +333,52 @@ function recordActivity(store: PoolStore, request: RecordActivityRequest, now: n
   return answer({ recorded, alerted } satisfies RecordActivityAnswer);
 }
 
-/** The current lease of the slot, if it was created by an earlier call with the same request id. */
+/**
+ * The answer to a retry: the slot's current lease, if an earlier call with the same request id created
+ * it. A request id belongs to the holder and tenant whose call made it: the same id from anyone else is
+ * refused (409) and learns nothing of that lease.
+ */
 function retriedLease(
   store: PoolStore,
   type: string,
   scope: RequestScope,
-  requestId: string | undefined,
-): Lease | undefined {
-  if (requestId === undefined) return undefined;
-  const remembered = store.leaseOfRequest(scope, requestId);
+  request: { holder: string; requestId?: string | undefined },
+  tenant: string | null,
+): PoolOutcome | undefined {
+  if (request.requestId === undefined) return undefined;
+  const remembered = store.leaseOfRequest(scope, request.requestId);
   if (remembered === undefined) return undefined;
   const slot = store.find(remembered.slug);
   if (slot === undefined || slot.lease === null || slot.lease.leaseId !== remembered.leaseId)
     return undefined;
-  return toLease(type, slot, slot.lease, { reused: remembered.reused, tookExpired: remembered.tookExpired });
+  if (slot.lease.holder !== request.holder || slot.lease.tenant !== tenant) {
+    return {
+      ok: false,
+      status: 409,
+      code: 'request_id_taken',
+      message: `requestId ${quoted(request.requestId)} belongs to another caller's acquire in pool ${type}; send a fresh requestId (a new UUID per acquire, the same one only when retrying it); nothing was changed`,
+    };
+  }
+  const flags = { reused: remembered.reused, tookExpired: remembered.tookExpired };
+  return answer(toLease(type, slot, slot.lease, flags));
+}
+
+/** A pull request's acquire that would give its holder more live leases in the pool than the operator allows. */
+function holderLimitRefusal(
+  store: PoolStore,
+  type: string,
+  holder: string,
+  limits: TenantLimits,
+  now: number,
+): PoolOutcome | undefined {
+  const limit = limits.leasesPerHolder;
+  if (limit === undefined || store.liveLeasesOf(holder, now) < limit) return undefined;
+  return {
+    ok: false,
+    status: 409,
+    code: 'limit_reached',
+    message: `${quoted(holder)} already holds ${limit} live lease${limit === 1 ? '' : 's'} in pool ${type}, the most a pull request may hold there (SEMAPHORE_PR_LEASES_PER_POOL on the semaphore); acquire with reuseHeld to keep the one it has, release it first, or raise the setting; nothing was changed`,
+  };
 }
 
 /** Gives the slot a new lease, ending the one it had (taken over after expiry or evicted by force). */
@@ -339,6 +388,7 @@ function takeSlot(
   slot: SlotState,
   request: { holder: string; leaseMs: number; requestId?: string | undefined },
   scope: RequestScope,
+  tenant: string | null,
   now: number,
 ): Lease {
   const ended = slot.lease;
@@ -353,6 +403,7 @@ function takeSlot(
     version: 1,
     wasDirty: slot.dirty,
     previousHolder,
+    tenant,
   };
   const taken: SlotState = {
     ...slot,
@@ -423,12 +474,18 @@ function conditionFailedMessage(type: string, slot: SlotState): string {
   return `slot ${slot.slug} of pool ${type} is held by ${quoted(slot.lease?.holder ?? null)} at generation ${slot.generation}${version}, not what ifHolder/ifGeneration/ifLeaseVersion named; nothing was changed`;
 }
 
-function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now: number): PoolOutcome {
+function acquireSpecific(
+  store: PoolStore,
+  request: AcquireSpecificRequest,
+  limits: TenantLimits,
+  now: number,
+): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
   const scope: RequestScope = { kind: 'specific', slug: request.slug };
-  const retried = retriedLease(store, request.type, scope, request.requestId);
-  if (retried !== undefined) return answer(retried);
+  const tenant = limits.owner?.tenant ?? null;
+  const retried = retriedLease(store, request.type, scope, request, tenant);
+  if (retried !== undefined) return retried;
   const live = slot.lease !== null && slot.lease.leasedUntil > now;
   // A live lease is never taken without force, whoever holds it: `null` means "somebody has it now".
   if (live && request.force !== true) return answer(null);
@@ -440,7 +497,9 @@ function acquireSpecific(store: PoolStore, request: AcquireSpecificRequest, now:
       message: conditionFailedMessage(request.type, slot),
     };
   }
-  return answer(takeSlot(store, request.type, slot, request, scope, now));
+  const overLimit = holderLimitRefusal(store, request.type, request.holder, limits, now);
+  if (overLimit !== undefined) return overLimit;
+  return answer(takeSlot(store, request.type, slot, request, scope, tenant, now));
 }
 
 /**
@@ -451,9 +510,10 @@ function reuseHeldLease(
   store: PoolStore,
   request: AcquireRequest,
   scope: RequestScope,
+  tenant: string | null,
   now: number,
 ): Lease | undefined {
-  const held = store.heldBy(request.holder, now);
+  const held = store.heldBy(request.holder, tenant, now);
   if (held === undefined || held.lease === null) return undefined;
   const extended = extendLease(store, held, held.lease, request.leaseMs, now, { reused: true });
   const flags: AcquireFlags = { reused: true, tookExpired: false };
@@ -462,12 +522,15 @@ function reuseHeldLease(
   return toLease(request.type, extended.slot, extended.lease, flags);
 }
 
-function acquire(store: PoolStore, request: AcquireRequest, now: number): PoolOutcome {
+function acquire(store: PoolStore, request: AcquireRequest, limits: TenantLimits, now: number): PoolOutcome {
   const scope: RequestScope = { kind: 'any' };
-  const retried = retriedLease(store, request.type, scope, request.requestId);
-  if (retried !== undefined) return answer(retried);
-  const reused = request.reuseHeld === true ? reuseHeldLease(store, request, scope, now) : undefined;
+  const tenant = limits.owner?.tenant ?? null;
+  const retried = retriedLease(store, request.type, scope, request, tenant);
+  if (retried !== undefined) return retried;
+  const reused = request.reuseHeld === true ? reuseHeldLease(store, request, scope, tenant, now) : undefined;
   if (reused !== undefined) return answer(reused);
+  const overLimit = holderLimitRefusal(store, request.type, request.holder, limits, now);
+  if (overLimit !== undefined) return overLimit;
   const candidate = store.bestCandidate(now, request.allowedSlugs);
   if (candidate === undefined) {
     return {
@@ -477,21 +540,21 @@ function acquire(store: PoolStore, request: AcquireRequest, now: number): PoolOu
       message: `no slot of pool ${request.type} is available or expired${request.allowedSlugs === undefined ? '' : ' among allowedSlugs'}; try again later or add slots`,
     };
   }
-  return answer(takeSlot(store, request.type, candidate, request, scope, now));
+  return answer(takeSlot(store, request.type, candidate, request, scope, tenant, now));
 }
 
 function renew(
   store: PoolStore,
   request: RenewRequest,
-  ownHolder: string | undefined,
+  owner: LeaseOwner | undefined,
   now: number,
 ): PoolOutcome {
   const slot = store.find(request.slug);
   if (slot === undefined) return notFound(request.type, request.slug);
   // Only the current lease renews; an expired one nobody took over is still current.
   if (slot.lease === null || slot.lease.leaseId !== request.leaseId) return answer(null);
-  if (ownHolder !== undefined && slot.lease.holder !== ownHolder)
-    return notOwnLease(ownHolder, slot.slug, 'renew the lease on');
+  if (owner !== undefined && !isOwnLease(slot.lease, owner))
+    return notOwnLease(owner, slot.slug, 'renew the lease on');
   const renewed = extendLease(store, slot, slot.lease, request.leaseMs, now, {});
   return answer(toLease(request.type, renewed.slot, renewed.lease, FRESH));
 }
@@ -499,7 +562,7 @@ function renew(
 function release(
   store: PoolStore,
   request: ReleaseRequest,
-  ownHolder: string | undefined,
+  owner: LeaseOwner | undefined,
   now: number,
 ): PoolOutcome {
   const slot = store.find(request.slug);
@@ -508,8 +571,8 @@ function release(
   const conditionFailed = conditionFails(slot, request);
   const releases =
     lease !== null && !conditionFailed && (request.force === true || lease.leaseId === request.leaseId);
-  if (releases && ownHolder !== undefined && lease.holder !== ownHolder)
-    return notOwnLease(ownHolder, slot.slug, 'release the lease on');
+  if (releases && owner !== undefined && !isOwnLease(lease, owner))
+    return notOwnLease(owner, slot.slug, 'release the lease on');
   // A call that releases nothing changes nothing, `clean` included.
   if (!releases) {
     return answer({

@@ -1,6 +1,6 @@
 // The roles a caller signs in with and what each may do. The router asks `refusal()` before a call
 // reaches a pool; what only the slot's state can tell (is this lease the pull request's own?) the pool
-// checks in the command's transaction, with the holder `ownHolder()` names.
+// checks in the command's transaction, with the holder and tenant `leaseOwner()` names.
 import type {
   AcquireRequest,
   AcquireSpecificRequest,
@@ -9,11 +9,12 @@ import type {
   WhoamiAnswer,
 } from '../protocol.ts';
 import { FORCE_CONDITIONS } from '../protocol.ts';
+import type { LeaseOwner } from './pool.ts';
 
 export type Caller =
   | { role: 'admin' | 'gc' | 'read' }
   /** A deploy job signed in with its OIDC token: its holder is the token's pull request's. */
-  | { role: 'pull-request'; holder: string; repository: string };
+  | { role: 'pull-request'; holder: string; repository: string; tenant: string };
 
 /** The one holder the gc role leases as (the sweeper's and cleanup's holder). */
 export const GC_ROLE_HOLDER = 'gc';
@@ -24,7 +25,7 @@ export const ROLE_MAY: Readonly<Record<Role, string>> = {
   gc: `read, acquire as holder '${GC_ROLE_HOLDER}' (without reuseHeld), renew and release its own leases, force only on the full condition of what it read (ifHolder, ifGeneration and ifLeaseVersion), and record the slots' activity; it may not add, remove or mark slots dirty`,
   read: 'read the pools, the slots and their history; it may change nothing',
   'pull-request':
-    "read, and acquire, renew and release only its own pull request's lease (the holder pr-<n> of its OIDC token), and mark the slot of that lease dirty; it may never force, add or remove slots",
+    "read, and acquire, renew and release only its own pull request's lease (the holder <owner>/<repo>/pr-<n> of its OIDC token, in the pools its repository may lease in), and mark the slot of that lease dirty; it may never force, release clean, add or remove slots",
 };
 
 const ACTIONS: Readonly<Record<Role, WhoamiAnswer['actions']>> = {
@@ -50,9 +51,9 @@ export function forbiddenMessage(caller: Caller, refused: string): string {
   return `${who} may not ${refused}. It may ${ROLE_MAY[caller.role]}`;
 }
 
-/** The holder a pool must find on the lease a pull-request caller renews, releases or marks; undefined for the others. */
-export function ownHolder(caller: Caller): string | undefined {
-  return caller.role === 'pull-request' ? caller.holder : undefined;
+/** The holder and tenant a pool must find on the lease a pull-request caller renews, releases or marks; undefined for the others. */
+export function leaseOwner(caller: Caller): LeaseOwner | undefined {
+  return caller.role === 'pull-request' ? { holder: caller.holder, tenant: caller.tenant } : undefined;
 }
 
 /** What a caller may not do on these write routes whatever their body: undefined when it may call them. */
@@ -106,6 +107,11 @@ export function acquireRefusal(caller: Caller, body: AcquireRequest): string | u
 }
 
 export function releaseRefusal(caller: Caller, body: ReleaseRequest): string | undefined {
-  if (caller.role === 'admin' || body.force !== true) return undefined;
+  if (caller.role === 'admin') return undefined;
+  // Only an erase may say a slot is clean: a pull request's job runs the pull request's code, so its
+  // word that its own data is gone would hand that data to the next tenant.
+  if (caller.role === 'pull-request' && body.clean === true)
+    return 'release a slot clean: only an erase (gc, or an admin) may say a slot is clean. Release it without clean; the next gc or acquirer erases it';
+  if (body.force !== true) return undefined;
   return caller.role === 'pull-request' ? 'force a release' : unconditionalForce(body);
 }

@@ -34,7 +34,7 @@ import {
   serveConsole,
 } from './console.ts';
 import { errorResponse, json, jsonText, readJsonBody } from './http.ts';
-import type { PoolCommand, PoolReply } from './pool.ts';
+import type { PoolCommand, PoolReply, TenantLimits } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
 import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
 import {
@@ -42,15 +42,16 @@ import {
   acquireSpecificRefusal,
   type Caller,
   forbiddenMessage,
-  ownHolder,
+  leaseOwner,
   releaseRefusal,
   routeRefusal,
   whoami,
 } from './roles.ts';
+import { type TenancyEnv, tenancyConfig, tenancyRefusal, tenantLimits } from './tenancy.ts';
 import { advanceRequestSchema, TEST_CLOCK_ROUTE, testClockRouteAvailable } from './test-clock.ts';
 import { armFaultRequestSchema, TEST_FAULT_ROUTE } from './test-fault.ts';
 
-export interface Env extends AuthEnv {
+export interface Env extends AuthEnv, TenancyEnv {
   POOLS: DurableObjectNamespace<PoolObject>;
   REGISTRY: DurableObjectNamespace<PoolRegistry>;
   /** The web console's files (console.ts). */
@@ -117,7 +118,9 @@ function storable<T extends object>(env: Env, body: T): Parsed<T> {
 
 interface BodyRoute<T> {
   schema: z.ZodType<T>;
-  command: (body: T, caller: Caller) => PoolCommand;
+  command: (body: T, caller: Caller, limits: TenantLimits) => PoolCommand;
+  /** A lease a pull request's job takes or extends: held to the operator's tenancy settings (tenancy.ts). */
+  tenancy?: true;
   /** What the caller's role may not do with this body (403), if anything. */
   refusal?: (caller: Caller, body: T) => string | undefined;
   check?: (env: Env, body: T) => Promise<Response | undefined>;
@@ -134,10 +137,27 @@ async function bodyRoute<T extends { type: string }>(
   if ('response' in parsed) return parsed.response;
   const refused = route.refusal?.(caller, parsed.value);
   if (refused !== undefined) return forbidden(caller, refused);
+  const tenancy = route.tenancy === true ? tenancyOf(env, caller, parsed.value) : { limits: {} };
+  if ('response' in tenancy) return tenancy.response;
   const stored = storable(env, parsed.value);
   if ('response' in stored) return stored.response;
   const checked = await route.check?.(env, stored.value);
-  return checked ?? runInPool(env, stored.value.type, route.command(stored.value, caller));
+  return checked ?? runInPool(env, stored.value.type, route.command(stored.value, caller, tenancy.limits));
+}
+
+/** A pull request's lease within the operator's settings: its pool, its length (403), and the limits the pool checks. */
+function tenancyOf(
+  env: Env,
+  caller: Caller,
+  body: { type: string; leaseMs?: number | undefined },
+): { limits: TenantLimits } | { response: Response } {
+  if (caller.role !== 'pull-request') return { limits: {} };
+  const config = tenancyConfig(env);
+  if ('problem' in config) return { response: errorResponse(500, 'internal', config.problem) };
+  const refused = tenancyRefusal(caller, config, body);
+  return refused === undefined
+    ? { limits: tenantLimits(caller, config) }
+    : { response: forbidden(caller, refused) };
 }
 
 /** A slot may start a new pool only while there are fewer than MAX_POOLS (see registry.ts). */
@@ -172,8 +192,9 @@ const BODY_ROUTES: Record<
     run: (request, env, caller) =>
       bodyRoute(request, env, caller, {
         schema: acquireSpecificRequestSchema,
-        command: (body) => ({ op: 'acquire-specific', request: body }),
+        command: (body, _caller, limits) => ({ op: 'acquire-specific', request: body, ...limits }),
         refusal: acquireSpecificRefusal,
+        tenancy: true,
       }),
   },
   '/api/resources/acquire': {
@@ -181,8 +202,9 @@ const BODY_ROUTES: Record<
     run: (request, env, caller) =>
       bodyRoute(request, env, caller, {
         schema: acquireRequestSchema,
-        command: (body) => ({ op: 'acquire', request: body }),
+        command: (body, _caller, limits) => ({ op: 'acquire', request: body, ...limits }),
         refusal: acquireRefusal,
+        tenancy: true,
       }),
   },
   '/api/resources/renew': {
@@ -190,7 +212,8 @@ const BODY_ROUTES: Record<
     run: (request, env, caller) =>
       bodyRoute(request, env, caller, {
         schema: renewRequestSchema,
-        command: (body) => ({ op: 'renew', request: body, ownHolder: ownHolder(caller) }),
+        command: (body) => ({ op: 'renew', request: body, owner: leaseOwner(caller) }),
+        tenancy: true,
       }),
   },
   '/api/resources/release': {
@@ -198,7 +221,7 @@ const BODY_ROUTES: Record<
     run: (request, env, caller) =>
       bodyRoute(request, env, caller, {
         schema: releaseRequestSchema,
-        command: (body) => ({ op: 'release', request: body, ownHolder: ownHolder(caller) }),
+        command: (body) => ({ op: 'release', request: body, owner: leaseOwner(caller) }),
         refusal: releaseRefusal,
       }),
   },
@@ -207,7 +230,7 @@ const BODY_ROUTES: Record<
     run: (request, env, caller) =>
       bodyRoute(request, env, caller, {
         schema: markDirtyRequestSchema,
-        command: (body) => ({ op: 'mark-dirty', request: body, ownHolder: ownHolder(caller) }),
+        command: (body) => ({ op: 'mark-dirty', request: body, owner: leaseOwner(caller) }),
       }),
   },
   '/api/resources/activity': {

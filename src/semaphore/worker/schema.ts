@@ -99,6 +99,9 @@ export const POOL_MIGRATIONS: Migrations = [
       alerted_generation INTEGER
     )`,
   ],
+  // 7 (tenant isolation): the tenant of the current lease, the repository's ids of the pull request
+  // whose OIDC token took it, so a repository created again under the same name is another tenant.
+  ['ALTER TABLE slots ADD COLUMN lease_tenant TEXT'],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

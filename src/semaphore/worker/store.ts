@@ -21,6 +21,8 @@ export interface CurrentLease {
   version: number;
   wasDirty: boolean;
   previousHolder: string | null;
+  /** The pull request's repository (its ids) when a deploy job signed in with OIDC took it; null otherwise. */
+  tenant: string | null;
 }
 
 export interface SlotState {
@@ -58,6 +60,7 @@ type SlotRow = {
   lease_version: number | null;
   lease_was_dirty: number | null;
   lease_previous_holder: string | null;
+  lease_tenant: string | null;
   last_holder: string | null;
   last_acquired_at: number | null;
   last_released_at: number | null;
@@ -87,6 +90,7 @@ function toSlotState(row: SlotRow): SlotState {
           version: row.lease_version ?? 1,
           wasDirty: row.lease_was_dirty === 1,
           previousHolder: row.lease_previous_holder,
+          tenant: row.lease_tenant,
         };
   return {
     slug: row.slug,
@@ -174,15 +178,30 @@ export class PoolStore {
   }
 
   /** The slot of `holder`'s live lease (the first by `createdAt`, then `slug`, should it hold several). */
-  heldBy(holder: string, now: number): SlotState | undefined {
+  heldBy(holder: string, tenant: string | null, now: number): SlotState | undefined {
+    // `=` on TEXT compares exactly (BINARY collation): no case folding, no prefix.
     const [row] = this.#sql
       .exec<SlotRow>(
-        'SELECT * FROM slots WHERE holder = ? AND leased_until > ? ORDER BY created_at, slug LIMIT 1',
+        `SELECT * FROM slots WHERE holder = ? AND lease_tenant IS ? AND leased_until > ?
+         ORDER BY created_at, slug LIMIT 1`,
         holder,
+        tenant,
         now,
       )
       .toArray();
     return row === undefined ? undefined : toSlotState(row);
+  }
+
+  /** How many live leases `holder` (exactly) has in the pool. */
+  liveLeasesOf(holder: string, now: number): number {
+    const [row] = this.#sql
+      .exec<{ leases: number }>(
+        'SELECT count(*) AS leases FROM slots WHERE holder = ? AND leased_until > ?',
+        holder,
+        now,
+      )
+      .toArray();
+    return row?.leases ?? 0;
   }
 
   insert(slot: SlotState): void {
@@ -204,7 +223,7 @@ export class PoolStore {
       `UPDATE slots SET generation = ?, dirty = ?, lease_id = ?, holder = ?, leased_until = ?,
          lease_version = ?, lease_was_dirty = ?, lease_previous_holder = ?, last_holder = ?,
          last_acquired_at = ?, last_released_at = ?, updated_at = ?, erase_failures = ?,
-         last_erase_failure = ?
+         last_erase_failure = ?, lease_tenant = ?
        WHERE slug = ?`,
       slot.generation,
       slot.dirty ? 1 : 0,
@@ -220,6 +239,7 @@ export class PoolStore {
       slot.updatedAt,
       slot.eraseFailures,
       slot.lastEraseFailure === null ? null : JSON.stringify(slot.lastEraseFailure),
+      lease?.tenant ?? null,
       slot.slug,
     );
   }
