@@ -129,6 +129,63 @@ describe('activity records', () => {
     expect((await alert(taken.generation)).alerted).toEqual(['preview-1']);
   });
 
+  it('parks a live lease for spend on its second read in a row above the threshold, once per read, for the lease measured only', async () => {
+    const type = await poolWith('preview-1');
+    const lease = await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-7',
+      leaseMs: 7 * 24 * HOUR,
+    });
+    if (lease === null) throw new Error('preview-1 could not be leased');
+    const read = (hour: number, overPark: boolean, ifGeneration = lease.generation) =>
+      local.client.recordActivity({
+        type,
+        slots: [
+          {
+            slug: 'preview-1',
+            activity: record({ from: record().from + hour * HOUR, until: record().until + hour * HOUR }),
+            overPark,
+            ifGeneration,
+          },
+        ],
+      });
+
+    // Above, then below: no two in a row, nothing parked.
+    expect((await read(0, true)).parkForSpend).toBeUndefined();
+    expect((await read(1, false)).parkForSpend).toBeUndefined();
+    // Above once, the same read sent again (a retry) is still one read.
+    expect((await read(2, true)).parkForSpend).toBeUndefined();
+    expect((await read(2, true)).parkForSpend).toBeUndefined();
+    expect((await local.client.find(type, 'preview-1')).activity?.parkedForSpend).toBeUndefined();
+    // A read measured at another lease's generation counts nothing for this one.
+    expect((await read(3, true, lease.generation + 1)).parkForSpend).toBeUndefined();
+    // The second read in a row: parked, and its retry answers the same.
+    expect((await read(3, true)).parkForSpend).toEqual(['preview-1']);
+    expect((await read(3, true)).parkForSpend).toEqual(['preview-1']);
+
+    const slot = await local.client.find(type, 'preview-1');
+    // The lease stays with its pull request, marked parked for spend.
+    expect(slot.holder).toBe('pr-7');
+    expect(slot.generation).toBe(lease.generation);
+    expect(slot.activity?.parkedForSpend).toEqual({
+      at: expect.any(Number),
+      generation: lease.generation,
+      usdPerHour: 5.12,
+    });
+    // The next read starts the count again: one more above is not yet a second park.
+    expect((await read(4, true)).parkForSpend).toBeUndefined();
+    // A new lease of the slot is not marked.
+    await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-8',
+      leaseMs: HOUR,
+      force: true,
+    });
+    expect((await local.client.find(type, 'preview-1')).activity?.parkedForSpend).toBeUndefined();
+  });
+
   it('forgets a deleted slot’s record: a slot added again under its name starts without one', async () => {
     const type = await poolWith('preview-1', 'preview-2');
     await local.client.recordActivity({ type, slots: [{ slug: 'preview-1', activity: record() }] });

@@ -99,6 +99,19 @@ export const POOL_MIGRATIONS: Migrations = [
       alerted_generation INTEGER
     )`,
   ],
+  // 7 (spend parking, issue 32): each slot's live lease's reads above the park threshold in a row and
+  // its mark when parked for spend (lease-spend-store.ts).
+  [
+    `CREATE TABLE lease_spend (
+      slug TEXT PRIMARY KEY,
+      generation INTEGER NOT NULL,
+      over_park_reads INTEGER NOT NULL,
+      over_park_from INTEGER,
+      parked_at INTEGER,
+      parked_from INTEGER,
+      parked_usd_per_hour REAL
+    )`,
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

@@ -1,0 +1,89 @@
+// What gc's spend reads did to a live lease, in table `lease_spend` (schema.ts): how many reads in a row
+// found it above the park threshold, and when it was marked parked for spend. Kept per slot for its
+// current lease (generation): a new lease starts from nothing. Synchronous like PoolStore, so the count
+// and the mark change inside the activity command's one transaction, conditioned on the generation gc
+// measured (docs/semaphore-protocol.md#activity).
+import type { ParkedForSpend } from '../protocol.ts';
+import type { SqlDatabase } from './schema.ts';
+
+/** Reads in a row above the park threshold that park a lease: one read may be a spike, two are a runaway. */
+export const PARK_AFTER_READS = 2;
+
+type LeaseSpendRow = {
+  slug: string;
+  generation: number;
+  over_park_reads: number;
+  /** The window start of the last read counted, so a retried request does not count twice. */
+  over_park_from: number | null;
+  parked_at: number | null;
+  parked_from: number | null;
+  parked_usd_per_hour: number | null;
+};
+
+/** One read of a live lease at the generation the caller measured. */
+export interface LeaseRead {
+  slug: string;
+  generation: number;
+  /** The read's window start: one read, however often its request is sent. */
+  from: number;
+  usdPerHour: number;
+  /** The read found the lease above the park threshold. */
+  overPark: boolean;
+}
+
+export class LeaseSpendStore {
+  readonly #sql: SqlDatabase;
+
+  constructor(sql: SqlDatabase) {
+    this.#sql = sql;
+  }
+
+  #row(slug: string): LeaseSpendRow | undefined {
+    return this.#sql.exec<LeaseSpendRow>('SELECT * FROM lease_spend WHERE slug = ?', slug).toArray()[0];
+  }
+
+  /** The slot's mark when its lease `generation` was parked for spend; null otherwise. */
+  parkedOf(slug: string, generation: number): ParkedForSpend | null {
+    const row = this.#row(slug);
+    if (row === undefined || row.generation !== generation || row.parked_at === null) return null;
+    return { at: row.parked_at, generation, usdPerHour: row.parked_usd_per_hour ?? 0 };
+  }
+
+  /**
+   * Counts the read; answers whether the lease is to be parked now: the PARK_AFTER_READS-th read in a
+   * row above the threshold marks it parked (and starts the count again, so a redeploy that runs away
+   * again is parked again), and the same read sent again answers the same.
+   */
+  count(read: LeaseRead, now: number): boolean {
+    const last = this.#row(read.slug);
+    const same = last !== undefined && last.generation === read.generation;
+    if (same && last.parked_from === read.from) return true;
+    if (same && read.overPark && last.over_park_from === read.from) return false;
+    const previous =
+      same && last.over_park_from !== null && last.over_park_from < read.from ? last.over_park_reads : 0;
+    const reads = read.overPark ? previous + 1 : 0;
+    const park = reads >= PARK_AFTER_READS;
+    const kept = same ? last : undefined;
+    this.#sql.exec(
+      `INSERT INTO lease_spend (slug, generation, over_park_reads, over_park_from, parked_at, parked_from, parked_usd_per_hour)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (slug) DO UPDATE SET generation = excluded.generation,
+         over_park_reads = excluded.over_park_reads, over_park_from = excluded.over_park_from,
+         parked_at = excluded.parked_at, parked_from = excluded.parked_from,
+         parked_usd_per_hour = excluded.parked_usd_per_hour`,
+      read.slug,
+      read.generation,
+      park ? 0 : reads,
+      read.overPark ? read.from : null,
+      park ? now : (kept?.parked_at ?? null),
+      park ? read.from : (kept?.parked_from ?? null),
+      park ? read.usdPerHour : (kept?.parked_usd_per_hour ?? null),
+    );
+    return park;
+  }
+
+  /** A deleted slot's counts go with it. */
+  forget(slug: string): void {
+    this.#sql.exec('DELETE FROM lease_spend WHERE slug = ?', slug);
+  }
+}
