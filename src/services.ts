@@ -240,6 +240,7 @@ function spendContextOf(
   return {
     source: config !== null && hasCloudflareCredentials(settings) ? source(config) : null,
     alertUsdPerHour: settings.spendAlertUsdPerHour,
+    parkUsdPerHour: settings.spendParkUsdPerHour,
     redact: secretRedactor(secretsOfSettings(settings)),
   };
 }

@@ -43,6 +43,13 @@ export interface EraseOutcome {
   failedStep?: { step: string; message: string };
 }
 
+/** One of a slot's Workers after a park for spend: `parked` only when the read-back found the parked code. */
+export interface SpendParkOutcome {
+  worker: string;
+  state: 'parked' | 'running' | 'missing' | 'refused' | 'failed';
+  summary: string;
+}
+
 export interface SlotEraser {
   /**
    * Why this slot's resources must not be touched (a protected name, a bad template, a name another
@@ -58,6 +65,11 @@ export interface SlotEraser {
    * refuses every slot.
    */
   checkCredentials(consequence?: string): Promise<string | null>;
+  /**
+   * gc: stops the compute of the slot's Workers keeping their data (a live lease parked for spend,
+   * spend-park.ts), each read back. Absent where the run cannot (status, tests of other things).
+   */
+  parkForSpend?(slug: string): Promise<SpendParkOutcome[]>;
   /**
    * The slot's resources with the ids a deploy binds them by, read from the run's listings (one per
    * kind the config names, the ones the erase and the credential check share), after the credential
@@ -144,6 +156,8 @@ export interface SpendContext {
   source: SpendSource | null;
   /** `spend-alert-usd-per-hour`. */
   alertUsdPerHour: number;
+  /** `spend-park-usd-per-hour`; null: parking for spend is off. */
+  parkUsdPerHour?: number | null;
   /** The run's secrets out of everything written to the semaphore. */
   redact: (text: string) => string;
 }

@@ -22,6 +22,7 @@ import {
 } from './reconcile.ts';
 import { type SelectedSlot, selectSlots } from './select.ts';
 import { poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
+import { parkRunaways } from './spend-park.ts';
 import { keepRecords } from './spend-records.ts';
 import { withWorkerPreviews } from './worker-previews-report.ts';
 
@@ -320,10 +321,12 @@ async function gcSlots(
   const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
-  const alerts =
+  const kept =
     spend === null || spend.summary.source !== 'read' || options.dryRun
-      ? []
+      ? { alerts: [], parkForSpend: [] }
       : await keepRecords(ctx, listing, spend, warnings);
+  const alerts = kept.alerts;
+  const parks = spend === null ? [] : await parkRunaways(ctx, listing, kept.parkForSpend, spend, warnings);
 
   const slots = await workThroughSlots(ctx, candidates, (candidate) =>
     reclaimSlot(ctx, candidate, options, poolSlugs),
@@ -334,5 +337,6 @@ async function gcSlots(
   return {
     ...report(slots, [], changedPool ? await listPoolRows(ctx) : poolRowsOf(listing)),
     ...(alerts.length === 0 ? {} : { spendAlerts: alerts }),
+    ...(parks.length === 0 ? {} : { spendParks: parks }),
   };
 }

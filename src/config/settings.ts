@@ -61,6 +61,8 @@ export interface Settings {
   wranglerConfig: string | undefined;
   /** gc: a live lease whose compute costs more than this an hour gets an alert (one a day). */
   spendAlertUsdPerHour: number;
+  /** `spend-park-usd-per-hour`: park a live lease above it in two reads in a row; null when unset (off). */
+  spendParkUsdPerHour: number | null;
 }
 
 export class SettingsError extends Error {
@@ -252,6 +254,8 @@ const inputSchema = z.object({
   // that wake themselves by alarm: about $300 an hour in the case that prompted it, $16 an hour in a
   // smaller one) passes it within its first hour. At $1 a slot a day stays under $24 before someone is told.
   'spend-alert-usd-per-hour': optionalWithDefault('1', dollarsIn(0.01, 100_000)),
+  // Off unless set: stopping a pull request's preview is a decision the team makes, with its own figure.
+  'spend-park-usd-per-hour': trimmed.pipe(dollarsIn(0.01, 100_000).optional()),
 });
 
 export const INPUT_NAMES = Object.keys(inputSchema.shape);
@@ -373,6 +377,7 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     comment: inputs.comment,
     wranglerConfig: inputs['wrangler-config'],
     spendAlertUsdPerHour: inputs['spend-alert-usd-per-hour'],
+    spendParkUsdPerHour: inputs['spend-park-usd-per-hour'] ?? null,
   };
 }
 

@@ -152,6 +152,20 @@ export interface SpendAlert {
   burning: SpendBurning | null;
 }
 
+/** gc: a live lease parked for spend this run (spend-park-usd-per-hour, two reads in a row above it). */
+export interface SpendPark {
+  slug: string;
+  holder: string;
+  /** What the read that parked it found the lease spending. */
+  usdPerHour: number;
+  /** Each of the slot's Workers, as the read-back after the park found it. */
+  workers: { worker: string; state: 'parked' | 'running' | 'missing' | 'refused' | 'failed'; summary: string }[];
+  /** Every Worker read back parked (or absent): nothing of the lease's compute runs. */
+  stopped: boolean;
+  /** The pull request's comment: written, not written (why), or no pull request behind the holder. */
+  comment: 'written' | 'no-pull-request' | { problem: string };
+}
+
 /**
  * After this many failed erases in a row a slot "needs repair": acquire avoids it while another slot
  * can be had, and every summary says which step fails and how to fix it. gc keeps trying it.
@@ -240,6 +254,8 @@ export interface RunReport {
   spend?: SpendSummary;
   /** gc: the spend alerts this run raised (one per live lease a day, the semaphore decides). */
   spendAlerts?: SpendAlert[];
+  /** gc: the live leases this run parked for spend (the semaphore decides, per lease and read). */
+  spendParks?: SpendPark[];
   /** gc and cleanup: the Worker Previews of the Workers in `worker-previews`, Worker by Worker. */
   workerPreviews?: WorkerPreviewsSweep[];
   /** status: how many Worker Previews each Worker in `worker-previews` has (null: not listed, see `problem`). */

@@ -321,6 +321,27 @@ function alertSection(report: RunReport): string[] {
   return lines;
 }
 
+/** The live leases this run parked for spend: what cost, what the read-back found, the comment. */
+function parkSection(report: RunReport): string[] {
+  const parks = report.spendParks ?? [];
+  if (parks.length === 0) return [];
+  const lines = ['### Parked for spend', ''];
+  for (const park of parks) {
+    const workers = park.workers.map((worker) => `${inlineCode(worker.worker)} ${esc(worker.summary)}`);
+    const comment =
+      park.comment === 'written'
+        ? "The pull request's comment says so."
+        : park.comment === 'no-pull-request'
+          ? ''
+          : `The pull request's comment was not written (${esc(park.comment.problem)}).`;
+    lines.push(
+      `**${inlineCode(park.slug)} ${park.stopped ? '⏸ parked' : '⚠ still running'} at ${esc(dollarsPerHour(park.usdPerHour))}.** Leased by ${holderCell(park.holder, report)}, above the park limit in two reads in a row; the lease stays, its data is kept and the next deploy brings it back. ${workers.join('; ')}. ${comment}`.trimEnd(),
+      '',
+    );
+  }
+  return lines;
+}
+
 function usage(report: RunReport): string[] {
   const api: ApiUsageReport | null = report.cloudflare;
   const lines = ['### API usage', ''];
@@ -355,6 +376,7 @@ export function renderSummary(report: RunReport): string {
     doctorSection(report),
     failures(report),
     alertSection(report),
+    parkSection(report),
     repairSection(report),
     poolTable(report),
     report.command === 'status' ? [] : usage(report),

@@ -181,6 +181,87 @@ describe('spend, end to end', () => {
     expect(await stack.client.find(pool, 'sp-1')).toMatchObject({ dirty: false, eraseFailures: 0 });
   });
 
+  it('a live lease above the park limit in two runs in a row is parked: compute stopped, data and lease kept, its comment says so', async () => {
+    const pool = 'spend-park';
+    const slugs = ['sk-1', 'sk-2', 'sk-3'];
+    stack.twin.seed(slotSeed(stack.config, slugs));
+    for (const [index, slug] of slugs.entries()) {
+      await stack.client.add({ type: pool, slug });
+      await stack.client.acquireSpecific({
+        type: pool,
+        slug,
+        holder: `pr-170${index + 1}`,
+        leaseMs: 2 * DAY,
+      });
+      stack.github.pullRequests.set(1701 + index, 'open');
+    }
+    const now = await poolNow(pool);
+    const runaway = { alarms: 5_200, activeSeconds: 52_000 };
+    // sk-1 runs away for days; sk-2 spends cents; sk-3 runs away in the first read's hour only.
+    const spans = [
+      { slug: 'sk-1', until: now + 2 * DAY, perMinute: runaway },
+      { slug: 'sk-2', until: now + 2 * DAY, perMinute: { alarms: 6, activeSeconds: 60 } },
+      { slug: 'sk-3', until: now, perMinute: runaway },
+    ];
+    for (const span of spans)
+      stack.twin.account.analytics.add({
+        script: `rel-${span.slug}`,
+        namespaceId: namespaceOf(span.slug),
+        from: now - 2 * HOUR,
+        until: span.until,
+        perMinute: span.perMinute,
+      });
+    const park = { 'spend-park-usd-per-hour': '2' };
+    const deployed = (slug: string) =>
+      stack.twin.state().workers.find((worker) => worker.name === `rel-${slug}`);
+
+    // One read above the limit: nothing is parked.
+    const first = await gc(pool, park);
+    expect(first.exitCode, first.stdout).toBe(0);
+    expect(reportOf(first).spendParks).toBeUndefined();
+    for (const slug of slugs) expect(deployed(slug)?.mainModule).not.toBe('parked.js');
+
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const second = await gc(pool, park);
+
+    expect(second.exitCode, second.stdout).toBe(0);
+    expect(reportOf(second).spendParks).toMatchObject([
+      {
+        slug: 'sk-1',
+        holder: 'pr-1701',
+        stopped: true,
+        comment: 'written',
+        usdPerHour: expect.closeTo(5.04, 2),
+      },
+    ]);
+    // Compute stopped: the parked Worker is deployed; data kept: its class is live, its objects remain.
+    expect(deployed('sk-1')).toMatchObject({
+      mainModule: 'parked.js',
+      liveClasses: ['Room'],
+      tombstonedClasses: [],
+    });
+    const namespace = stack.twin.state().durableObjectNamespaces.find((ns) => ns.id === namespaceOf('sk-1'));
+    expect(namespace?.objects).toBe(1);
+    // The lease stays with its pull request, marked parked for spend.
+    const slot = await stack.client.find(pool, 'sk-1');
+    expect(slot).toMatchObject({ holder: 'pr-1701', generation: 1, leaseState: 'leased' });
+    expect(slot.activity?.parkedForSpend).toMatchObject({
+      generation: 1,
+      usdPerHour: expect.closeTo(5.04, 2),
+    });
+    const [comment] = stack.github.comments.get(1701) ?? [];
+    expect(comment?.body).toContain('was **parked for spend**: its compute cost about **$5.04 an hour**');
+    expect(comment?.body).toContain('**the next deploy brings it back**');
+    expect(second.summary).toContain('### Parked for spend');
+    // Below the limit, or above it in one read only: untouched, no comment.
+    for (const slug of ['sk-2', 'sk-3']) {
+      expect(deployed(slug)?.mainModule).not.toBe('parked.js');
+      expect((await stack.client.find(pool, slug)).activity?.parkedForSpend).toBeUndefined();
+    }
+    expect(stack.github.comments.get(1702)).toBeUndefined();
+    expect(stack.github.comments.get(1703)).toBeUndefined();
+  });
+
   it('a token without Account Analytics Read costs one warning, and the sweep reclaims as it would', async () => {
     const pool = 'spend-refused';
     stack.twin.seed(slotSeed(stack.config, ['sr-1']));
