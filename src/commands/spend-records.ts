@@ -50,16 +50,18 @@ function activityRecordOf(
 }
 
 /**
- * While parking is on, every read of a live lease is sent with the generation it measured, so one below
- * the threshold starts the semaphore's count again; null when parking is off or the lease is not live.
+ * Every read of a live lease is sent with the generation it measured: the semaphore adds its cost to
+ * that lease's (once per read), and, while parking is on, one below the threshold starts the park
+ * count again. null when the lease is not live.
  */
 function countedForPark(
   slot: ListAnswer['resources'][number],
   usdPerHour: number,
   parkAbove: number | null,
 ): { ifGeneration: number; overPark?: true } | null {
-  if (parkAbove === null || slot.leaseState !== 'leased' || slot.expired) return null;
-  return { ifGeneration: slot.generation, ...(usdPerHour > parkAbove ? { overPark: true as const } : {}) };
+  if (slot.leaseState !== 'leased' || slot.expired) return null;
+  const over = parkAbove !== null && usdPerHour > parkAbove;
+  return { ifGeneration: slot.generation, ...(over ? { overPark: true as const } : {}) };
 }
 
 const quiet = (record: { usdPerHour: number; figures: ActivityFigures; stillRunning: boolean }) =>

@@ -593,6 +593,15 @@ export const parkedForSpendSchema = lazySchema(() =>
 );
 export type ParkedForSpend = z.infer<typeof parkedForSpendSchema>;
 
+/**
+ * What a lease cost so far, summed from gc's reads (each counted once): dollars, the end of the last
+ * time counted, the time the reads covered and the time no read covered (missing, never guessed).
+ */
+export const leaseCostSchema = lazySchema(() =>
+  z.object({ usd: figure, coveredUntil: epochMs, coveredMs: figure, missingMs: figure }),
+);
+export type LeaseCost = z.infer<typeof leaseCostSchema>;
+
 /** A slot's record as listings show it: what gc wrote, when (server time), and its last spend alert. */
 export const storedActivitySchema = lazySchema(() =>
   z.object({
@@ -602,6 +611,8 @@ export const storedActivitySchema = lazySchema(() =>
     alertedAt: epochMs.nullable(),
     /** Present when the slot's current lease was parked for spend (see `overPark`). */
     parkedForSpend: parkedForSpendSchema.optional(),
+    /** What the slot's current (or last) lease cost so far, from gc's reads; absent before its first read. */
+    leaseCost: leaseCostSchema.optional(),
   }),
 );
 

@@ -17,6 +17,10 @@ type ActivityRow = {
   parked_at: number | null;
   parked_generation: number | null;
   parked_usd_per_hour: number | null;
+  cost_usd: number | null;
+  covered_until: number | null;
+  covered_ms: number | null;
+  missing_ms: number | null;
 };
 
 function toStored(row: ActivityRow): StoredActivity {
@@ -31,14 +35,25 @@ function toStored(row: ActivityRow): StoredActivity {
       generation: row.parked_generation,
       usdPerHour: row.parked_usd_per_hour ?? 0,
     };
+  if (row.covered_until !== null)
+    stored.leaseCost = {
+      usd: Math.round((row.cost_usd ?? 0) * 1e6) / 1e6,
+      coveredUntil: row.covered_until,
+      coveredMs: row.covered_ms ?? 0,
+      missingMs: row.missing_ms ?? 0,
+    };
   return stored;
 }
 
-/** A record with its slot's current lease's park mark, if that lease was parked for spend. */
-const SELECT_STORED = `SELECT a.*, l.parked_at, l.generation AS parked_generation, l.parked_usd_per_hour
+/**
+ * A record with what its slot's current (or, once released, last) lease cost so far and its park mark,
+ * when that lease was parked for spend.
+ */
+const SELECT_STORED = `SELECT a.*, l.parked_at, l.generation AS parked_generation, l.parked_usd_per_hour,
+    l.cost_usd, l.covered_until, l.covered_ms, l.missing_ms
   FROM slot_activity a
   LEFT JOIN slots s ON s.slug = a.slug
-  LEFT JOIN lease_spend l ON l.slug = a.slug AND l.generation = s.generation AND l.parked_at IS NOT NULL`;
+  LEFT JOIN lease_spend l ON l.slug = a.slug AND l.generation = s.generation`;
 
 export class ActivityStore {
   readonly #sql: SqlDatabase;

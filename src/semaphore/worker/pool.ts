@@ -324,16 +324,19 @@ function recordActivity(store: PoolStore, request: RecordActivityRequest, now: n
   } satisfies RecordActivityAnswer);
 }
 
-/** Counts a live lease's read against the park threshold (lease-spend-store.ts): whether to park it now. */
+/**
+ * Counts a live lease's read (lease-spend-store.ts): adds its cost to the lease's, and against the park
+ * threshold answers whether to park it now.
+ */
 function parkNow(
   store: PoolStore,
   slot: SlotState,
   entry: RecordActivityRequest['slots'][number],
   now: number,
 ): boolean {
-  const { from, usdPerHour } = entry.activity;
-  const read = { slug: slot.slug, generation: slot.generation, from, usdPerHour };
-  return store.leaseSpend.count({ ...read, overPark: entry.overPark === true }, now);
+  const read = { slug: slot.slug, generation: slot.generation, activity: entry.activity };
+  const leaseStart = slot.lastAcquiredAt ?? slot.createdAt;
+  return store.leaseSpend.count({ ...read, leaseStart, overPark: entry.overPark === true }, now);
 }
 
 /** The current lease of the slot, if it was created by an earlier call with the same request id. */

@@ -112,6 +112,14 @@ export const POOL_MIGRATIONS: Migrations = [
       parked_usd_per_hour REAL
     )`,
   ],
+  // 8 (cost per lease, issue 32): what each slot's lease cost so far, summed from gc's reads
+  // (lease-spend-store.ts): dollars, the time the reads covered and the time no read covered.
+  [
+    'ALTER TABLE lease_spend ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0',
+    'ALTER TABLE lease_spend ADD COLUMN covered_until INTEGER',
+    'ALTER TABLE lease_spend ADD COLUMN covered_ms INTEGER NOT NULL DEFAULT 0',
+    'ALTER TABLE lease_spend ADD COLUMN missing_ms INTEGER NOT NULL DEFAULT 0',
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */
