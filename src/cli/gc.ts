@@ -43,7 +43,8 @@ export const gcCommand: CommandSpec = {
       type: 'string',
       value: '<usd>',
       input: 'spend-park-usd-per-hour',
-      description: 'Park a live lease whose compute costs more than this an hour in two runs in a row (off unless set).',
+      description:
+        'Park a live lease whose compute costs more than this an hour in two runs in a row (off unless set).',
     },
     ...RUN_LIMIT_OPTIONS,
     ...CLOUDFLARE_OPTIONS,

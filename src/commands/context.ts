@@ -4,7 +4,13 @@ import type { RunPlace } from '../config/run-place.ts';
 import type { WorkerPreviewsEntry } from '../config/worker-previews-config.ts';
 import type { GitHubPullRequests } from '../github/pull-requests.ts';
 import type { IncomingDeploy } from '../kinds/step.ts';
-import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
+import type {
+  AcquiredResources,
+  ApiUsageReport,
+  EraseStepReport,
+  LeaseCostView,
+  PoolRow,
+} from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import type { SpendSource } from '../spend/source.ts';
@@ -164,6 +170,16 @@ export interface SpendContext {
 
 export { GC_HOLDER } from '../report/model.ts';
 
+/**
+ * The slot's lease's cost so far, while a lease holds it (the pool table's, and, for a lease a run
+ * ends, the slot report's); nothing for a free slot, whose last lease's cost was said where it ended.
+ */
+export function liveLeaseCost(slot: Slot): { leaseCost?: LeaseCostView } {
+  const cost = slot.activity?.leaseCost;
+  if (cost === undefined || slot.leaseState !== 'leased') return {};
+  return { leaseCost: { usd: cost.usd, coveredMs: cost.coveredMs, missingMs: cost.missingMs } };
+}
+
 export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow[] {
   return listing.resources.map((slot) => ({
     slug: slot.slug,
@@ -176,6 +192,7 @@ export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow
     lastHolder: slot.lastHolder,
     eraseFailures: slot.eraseFailures,
     lastEraseFailure: slot.lastEraseFailure,
+    ...liveLeaseCost(slot),
   }));
 }
 

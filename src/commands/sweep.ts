@@ -4,7 +4,14 @@ import { randomUUID } from 'node:crypto';
 import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
 import type { EraseOutcome } from './context.ts';
-import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
+import {
+  type CommandContext,
+  emptyPoolProblem,
+  GC_HOLDER,
+  listPoolRows,
+  liveLeaseCost,
+  poolRowsOf,
+} from './context.ts';
 import {
   changedSinceRead,
   eraseThenRelease,
@@ -212,6 +219,8 @@ async function reclaimSlot(
     reason: candidate.reason,
     waitingMs: candidate.waitingMs,
     erase: null,
+    // An expired lease, or a closed pull request's, ends here: what it cost is said with it.
+    ...liveLeaseCost(candidate.slot),
   };
   if (ctx.signal.aborted)
     return { ...base, outcome: 'interrupted', problem: 'not started: the run was stopped' };

@@ -87,6 +87,8 @@ export interface SlotReport {
   erase: { status: string; steps: EraseStepReport[]; requests: number } | null;
   /** The lease generation the run held, if it acquired. */
   generation?: number;
+  /** What the lease this run ended (cleanup, reclaim) cost, as gc's last read counted it. */
+  leaseCost?: LeaseCostView;
   durationMs: number;
 }
 
@@ -105,6 +107,15 @@ export interface PoolRow {
   lastEraseFailure: { step: string; message: string; at: number } | null;
   /** Its last hour at Cloudflare: this run's read, or the semaphore's record of an earlier one; undefined: neither. */
   spend?: SlotSpend;
+  /** What the slot's live lease cost so far (gc's reads, in the semaphore); absent before its first read. */
+  leaseCost?: LeaseCostView;
+}
+
+/** A lease's cost so far: dollars, the time gc's reads covered and the time none covered (missing). */
+export interface LeaseCostView {
+  usd: number;
+  coveredMs: number;
+  missingMs: number;
 }
 
 /** What a slot's compute spent in the last hour (src/spend/): the figures and Cloudflare's prices. */
@@ -159,7 +170,11 @@ export interface SpendPark {
   /** What the read that parked it found the lease spending. */
   usdPerHour: number;
   /** Each of the slot's Workers, as the read-back after the park found it. */
-  workers: { worker: string; state: 'parked' | 'running' | 'missing' | 'refused' | 'failed'; summary: string }[];
+  workers: {
+    worker: string;
+    state: 'parked' | 'running' | 'missing' | 'refused' | 'failed';
+    summary: string;
+  }[];
   /** Every Worker read back parked (or absent): nothing of the lease's compute runs. */
   stopped: boolean;
   /** The pull request's comment: written, not written (why), or no pull request behind the holder. */

@@ -5,6 +5,7 @@ import { formatCount, plural } from '../text/words.ts';
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeLines, escapeTitle, inlineCode } from './escape.ts';
 import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
+import { leaseCostText } from './lease-cost-text.ts';
 import {
   type ApiUsageReport,
   leftLine,
@@ -285,8 +286,8 @@ function poolTable(report: RunReport): string[] {
   return [
     heading,
     '',
-    `| Slot | State | Holder | Lease | Dirty | Generation |${spend ? ' Last hour | $/h |' : ''}`,
-    `| --- | --- | --- | --- | --- | --- |${spend ? ' --- | --- |' : ''}`,
+    `| Slot | State | Holder | Lease | Dirty | Generation |${spend ? ' Last hour | $/h | Lease so far |' : ''}`,
+    `| --- | --- | --- | --- | --- | --- |${spend ? ' --- | --- | --- |' : ''}`,
     ...report.poolAfter.map((row) => {
       const cells = [
         inlineCode(row.slug),
@@ -296,6 +297,7 @@ function poolTable(report: RunReport): string[] {
         `${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''}`,
         String(row.generation),
         ...(spend ? spendCells(row, report) : []),
+        ...(spend ? [row.leaseCost === undefined ? '–' : esc(leaseCostText(row.leaseCost))] : []),
       ];
       return `| ${cells.join(' | ')} |`;
     }),
@@ -319,6 +321,24 @@ function alertSection(report: RunReport): string[] {
     );
   }
   return lines;
+}
+
+/** What each lease this run ended (cleanup, reclaim) cost, as gc's reads counted it. */
+function endedLeaseSection(report: RunReport): string[] {
+  const ended = report.slots.filter((slot) => slot.leaseCost !== undefined);
+  if (ended.length === 0) return [];
+  return [
+    '### What the ended leases cost',
+    '',
+    ...ended.flatMap((slot) =>
+      slot.leaseCost === undefined
+        ? []
+        : [
+            `- ${inlineCode(slot.slug)}, held by ${holderCell(slot.previousHolder, report)}: ${esc(leaseCostText(slot.leaseCost))} (Cloudflare's analytics, read by gc each hour).`,
+          ],
+    ),
+    '',
+  ];
 }
 
 /** The live leases this run parked for spend: what cost, what the read-back found, the comment. */
@@ -377,6 +397,7 @@ export function renderSummary(report: RunReport): string {
     failures(report),
     alertSection(report),
     parkSection(report),
+    endedLeaseSection(report),
     repairSection(report),
     poolTable(report),
     report.command === 'status' ? [] : usage(report),

@@ -262,6 +262,52 @@ describe('spend, end to end', () => {
     expect(stack.github.comments.get(1703)).toBeUndefined();
   });
 
+  it("a live lease's cost grows with each gc run's read, and the run that ends the lease says what it cost", async () => {
+    const pool = 'spend-cost';
+    stack.twin.seed(slotSeed(stack.config, ['sc-1']));
+    await stack.client.add({ type: pool, slug: 'sc-1' });
+    await stack.client.acquireSpecific({ type: pool, slug: 'sc-1', holder: 'pr-1801', leaseMs: 3 * DAY });
+    stack.github.pullRequests.set(1801, 'open');
+    const now = await poolNow(pool);
+    stack.twin.account.analytics.add({
+      script: 'rel-sc-1',
+      namespaceId: namespaceOf('sc-1'),
+      from: now - 2 * HOUR,
+      until: now + 2 * DAY,
+      perMinute: { alarms: 5_200, activeSeconds: 52_000 },
+    });
+    const cost = async () => (await stack.client.find(pool, 'sc-1')).activity?.leaseCost;
+
+    // The first read's hour is before the lease began: none of it is the lease's.
+    await gc(pool);
+    expect(await cost()).toBeUndefined();
+    await advanceClock(stack.semaphore, pool, HOUR);
+    await gc(pool);
+    const first = await cost();
+    // The part of the hour since the lease began, at $5.04 an hour.
+    expect(first?.coveredMs).toBeGreaterThan(0);
+    expect(first?.usd).toBeCloseTo((5.04 * (first?.coveredMs ?? 0)) / HOUR, 1);
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const shown = await gc(pool);
+    const second = await cost();
+    expect(second?.usd).toBeCloseTo((first?.usd ?? 0) + 5.04, 1);
+    expect(second).toMatchObject({ coveredMs: (first?.coveredMs ?? 0) + HOUR, missingMs: 0 });
+    // The run's pool table shows the cost as its listing, before this read, had it.
+    expect(reportOf(shown).poolAfter?.[0]?.leaseCost).toMatchObject({ usd: first?.usd });
+
+    // The pull request closes: gc takes the slot back and says what the lease cost.
+    stack.github.pullRequests.set(1801, 'closed');
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const ended = await gc(pool);
+    expect(reportOf(ended).slots).toMatchObject([
+      { slug: 'sc-1', reason: 'closed-pr', leaseCost: { usd: second?.usd } },
+    ]);
+    expect(ended.summary).toContain('### What the ended leases cost');
+    expect(ended.summary).toMatch(
+      /- `sc-1`, held by \[pr-1801\]\([^)]+\)[^:]*: about \$\d+\.\d\d over 1 h \d+ min/,
+    );
+  });
+
   it('a token without Account Analytics Read costs one warning, and the sweep reclaims as it would', async () => {
     const pool = 'spend-refused';
     stack.twin.seed(slotSeed(stack.config, ['sr-1']));
