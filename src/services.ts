@@ -39,13 +39,16 @@ export interface ExecuteOptions {
 }
 
 type SemaphoreSettings = Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'> &
-  Partial<Pick<Settings, 'cloudflare' | 'githubToken'>>;
+  Partial<Pick<Settings, 'cloudflare' | 'githubToken' | 'webhookUrl'>>;
 
 /** The secrets a run's settings hold: none of them may reach the semaphore (the client redacts them). */
 export function secretsOfSettings(settings: SemaphoreSettings): string[] {
-  return [settings.semaphoreToken, settings.cloudflare?.apiToken ?? '', settings.githubToken ?? ''].filter(
-    (secret) => secret !== '',
-  );
+  return [
+    settings.semaphoreToken,
+    settings.cloudflare?.apiToken ?? '',
+    settings.githubToken ?? '',
+    settings.webhookUrl ?? '',
+  ].filter((secret) => secret !== '');
 }
 
 export function createSemaphoreClient(
@@ -162,6 +165,9 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     now: Date.now,
     github: options.github,
     spend,
+    ...(settings.command === 'gc' && settings.webhookUrl !== undefined
+      ? { webhook: { url: settings.webhookUrl } }
+      : {}),
     ...workerPreviewsOf(
       settings,
       config,

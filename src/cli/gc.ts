@@ -39,6 +39,13 @@ export const gcCommand: CommandSpec = {
       input: 'spend-alert-usd-per-hour',
       description: 'Alert about a live lease whose compute costs more than this an hour (default 1).',
     },
+    'webhook-url': {
+      type: 'string',
+      value: '<url>',
+      input: 'webhook-url',
+      description:
+        'Tell this webhook (Slack-compatible JSON) about spend alerts, parks and slots that need repair.',
+    },
     'spend-park-usd-per-hour': {
       type: 'string',
       value: '<usd>',

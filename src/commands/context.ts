@@ -15,6 +15,7 @@ import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import type { SpendSource } from '../spend/source.ts';
 import { plural } from '../text/words.ts';
+import type { NoticeSink } from './notices.ts';
 import type { SlotResourcePresence } from './resource-presence.ts';
 
 export interface EraseRequest {
@@ -141,6 +142,8 @@ export interface CommandContext {
    * all (acquire and cleanup, and tests of other things).
    */
   spend?: SpendContext | null;
+  /** gc: where its notices go (`webhook-url`, notices.ts); undefined without one. */
+  webhook?: NoticeSink | undefined;
   /** gc and cleanup: the Workers whose Worker Previews are swept; undefined when the config names none. */
   workerPreviews?: WorkerPreviewsAccess;
 }

@@ -21,6 +21,7 @@ import {
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
+import { sendNotices } from './notices.ts';
 import { pullRequestLabels } from './pull-request-holders.ts';
 import {
   type ClosedPullRequestSlot,
@@ -343,9 +344,11 @@ async function gcSlots(
 
   // The pool is listed again only when this run changed it: a quiet sweep stays at one call.
   const changedPool = !options.dryRun && slots.some((slot) => slot.generation !== undefined);
-  return {
+  const done = {
     ...report(slots, [], changedPool ? await listPoolRows(ctx) : poolRowsOf(listing)),
     ...(alerts.length === 0 ? {} : { spendAlerts: alerts }),
     ...(parks.length === 0 ? {} : { spendParks: parks }),
   };
+  if (!options.dryRun) await sendNotices(ctx.webhook, done, warnings);
+  return done;
 }

@@ -3,6 +3,8 @@
 // hour raises one warning a day and shows in `spend`; a slot parked an hour ago whose alarms still fire
 // is reported still running, released dirty and parked again; a token without Account Analytics Read
 // costs one warning and nothing else; a quiet pool makes one call to each side.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/report/model.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
@@ -306,6 +308,68 @@ describe('spend, end to end', () => {
     expect(ended.summary).toMatch(
       /- `sc-1`, held by \[pr-1801\]\([^)]+\)[^:]*: about \$\d+\.\d\d over 1 h \d+ min/,
     );
+  });
+
+  it('tells the webhook once per subject a day, and a webhook that fails never fails gc', async () => {
+    const received: { text: string }[] = [];
+    let status = 200;
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push(JSON.parse(body));
+        response.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const webhook = { 'webhook-url': `http://127.0.0.1:${port}/hooks/secret-path-4b1d` };
+    try {
+      const pool = 'spend-webhook';
+      stack.twin.seed(slotSeed(stack.config, ['sw-1']));
+      await stack.client.add({ type: pool, slug: 'sw-1' });
+      await stack.client.acquireSpecific({ type: pool, slug: 'sw-1', holder: 'pr-1901', leaseMs: 3 * DAY });
+      stack.github.pullRequests.set(1901, 'open');
+      const now = await poolNow(pool);
+      stack.twin.account.analytics.add({
+        script: 'rel-sw-1',
+        namespaceId: namespaceOf('sw-1'),
+        from: now - 2 * HOUR,
+        until: now + 3 * DAY,
+        perMinute: { alarms: 5_200, activeSeconds: 52_000 },
+      });
+
+      const first = await gc(pool, webhook);
+      expect(first.exitCode, first.stdout).toBe(0);
+      expect(received.map((notice) => notice.text)).toEqual([
+        expect.stringMatching(
+          /^preview-gc: slot `sw-1` of pool `spend-webhook`, leased by `pr-1901`, spends about \$5\.\d\d\/h/,
+        ),
+      ]);
+      // The same runaway an hour later: not told again the same day.
+      await advanceClock(stack.semaphore, pool, HOUR);
+      await gc(pool, webhook);
+      expect(received).toHaveLength(1);
+
+      // A day later the webhook fails: tried three times, one warning, the run succeeds.
+      status = 500;
+      await advanceClock(stack.semaphore, pool, DAY);
+      const failing = await gc(pool, webhook);
+      expect(failing.exitCode, failing.stdout).toBe(0);
+      expect(received).toHaveLength(4);
+      expect(warnings(failing)).toContain(
+        '::warning title=preview-gc::A notice to webhook-url was not delivered (HTTP 500, after 3 tries); the run is not affected.',
+      );
+      // The URL is a secret: masked for the runner, and nowhere else in the run's output.
+      const lines = failing.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::'));
+      expect(lines.filter((line) => line.includes('secret-path-4b1d'))).toEqual([]);
+      expect(failing.stdout).toContain(`::add-mask::${webhook['webhook-url']}`);
+      expect(failing.summary).not.toContain('secret-path-4b1d');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('a token without Account Analytics Read costs one warning, and the sweep reclaims as it would', async () => {

@@ -6,6 +6,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/report/model.ts';
 import type { ActivityRecord } from '../../src/semaphore/protocol.ts';
+import { NO_ACTIVITY } from '../../src/spend/activity.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { advanceClock } from '../support/test-clock.ts';
 import { freshPool, raw, semaphoreForFile } from './helpers.ts';
@@ -16,19 +17,7 @@ const HOUR = 3_600_000;
 type Family = { name: string; type: string; metrics: { labels?: Record<string, string>; value: string }[] };
 
 function record(from: number, usdPerHour: number): ActivityRecord {
-  const figures = {
-    workerRequests: 0,
-    workerSubrequests: 0,
-    workerCpuMs: 0,
-    objectRequests: 0,
-    alarms: 0,
-    websocketMessages: 0,
-    activeSeconds: 0,
-    gbSeconds: 0,
-    rowsRead: 0,
-    rowsWritten: 0,
-    storedBytes: 0,
-  };
+  const figures = { ...NO_ACTIVITY };
   const buckets = Array.from({ length: 12 }, () => ({ requests: 0, alarms: 0, usd: usdPerHour / 12 }));
   return { from, until: from + HOUR, usdPerHour, figures, buckets, stillRunning: false };
 }
