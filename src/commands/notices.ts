@@ -37,6 +37,7 @@ export function noticesOf(report: Omit<RunReport, 'startedAt' | 'durationMs'>): 
       (row) =>
         `preview-gc: slot ${quoted(row.slug)} of pool ${pool} needs repair: its erase failed ${row.eraseFailures} times in a row${row.lastEraseFailure ? ` (${quoted(row.lastEraseFailure.step)}: ${quoted(row.lastEraseFailure.message)})` : ''}.`,
     );
+  // The fair queue (issue 31) adds a pool whose first waiter waited too long here, told once a day.
   return [...alerts, ...parks, ...repairs];
 }
 
