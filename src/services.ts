@@ -39,13 +39,16 @@ export interface ExecuteOptions {
 }
 
 type SemaphoreSettings = Pick<Settings, 'semaphoreUrl' | 'semaphoreToken'> &
-  Partial<Pick<Settings, 'cloudflare' | 'githubToken'>>;
+  Partial<Pick<Settings, 'cloudflare' | 'githubToken' | 'webhookUrl'>>;
 
 /** The secrets a run's settings hold: none of them may reach the semaphore (the client redacts them). */
 export function secretsOfSettings(settings: SemaphoreSettings): string[] {
-  return [settings.semaphoreToken, settings.cloudflare?.apiToken ?? '', settings.githubToken ?? ''].filter(
-    (secret) => secret !== '',
-  );
+  return [
+    settings.semaphoreToken,
+    settings.cloudflare?.apiToken ?? '',
+    settings.githubToken ?? '',
+    settings.webhookUrl ?? '',
+  ].filter((secret) => secret !== '');
 }
 
 export function createSemaphoreClient(
@@ -164,6 +167,9 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     github: options.github,
     repository: options.repository?.nameWithOwner,
     spend,
+    ...(settings.command === 'gc' && settings.webhookUrl !== undefined
+      ? { webhook: { url: settings.webhookUrl } }
+      : {}),
     ...workerPreviewsOf(
       settings,
       config,
@@ -242,6 +248,7 @@ function spendContextOf(
   return {
     source: config !== null && hasCloudflareCredentials(settings) ? source(config) : null,
     alertUsdPerHour: settings.spendAlertUsdPerHour,
+    parkUsdPerHour: settings.spendParkUsdPerHour,
     redact: secretRedactor(secretsOfSettings(settings)),
   };
 }

@@ -39,6 +39,20 @@ export const gcCommand: CommandSpec = {
       input: 'spend-alert-usd-per-hour',
       description: 'Alert about a live lease whose compute costs more than this an hour (default 1).',
     },
+    'webhook-url': {
+      type: 'string',
+      value: '<url>',
+      input: 'webhook-url',
+      description:
+        'Tell this webhook (Slack-compatible JSON) about spend alerts, parks and slots that need repair.',
+    },
+    'spend-park-usd-per-hour': {
+      type: 'string',
+      value: '<usd>',
+      input: 'spend-park-usd-per-hour',
+      description:
+        'Park a live lease whose compute costs more than this an hour in two runs in a row (off unless set).',
+    },
     ...RUN_LIMIT_OPTIONS,
     ...CLOUDFLARE_OPTIONS,
     ...SEMAPHORE_OPTIONS,

@@ -1,5 +1,6 @@
 // The terminal render of a run report: the view the job summary renders too (src/report/view.ts), as
 // aligned plain-text tables, coloured only when the style says so.
+
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from '../report/doctor-view.ts';
 import {
   formatDuration,
@@ -8,6 +9,7 @@ import {
   resourceList,
   waitingText,
 } from '../report/format.ts';
+import { leaseCostText } from '../report/lease-cost-text.ts';
 import {
   leftLine,
   needsRepair,
@@ -260,7 +262,15 @@ function poolTable(
   spend: boolean,
 ): string[] {
   return renderTable(
-    ['SLOT', 'STATE', 'HOLDER', 'LEASE', 'DIRTY', 'GENERATION', ...(spend ? ['LAST HOUR', '$/H'] : [])],
+    [
+      'SLOT',
+      'STATE',
+      'HOLDER',
+      'LEASE',
+      'DIRTY',
+      'GENERATION',
+      ...(spend ? ['LAST HOUR', '$/H', 'LEASE SO FAR'] : []),
+    ],
     rows.map((row) => [
       visible(row.slug),
       row.expired ? paint(style, 'yellow', `${row.leaseState} (expired)`) : row.leaseState,
@@ -273,6 +283,7 @@ function poolTable(
           : 'no',
       String(row.generation),
       ...(spend ? spendCells(row, report, style) : []),
+      ...(spend ? [row.leaseCost === undefined ? '–' : leaseCostText(row.leaseCost)] : []),
     ]),
     style,
   );

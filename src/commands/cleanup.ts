@@ -11,6 +11,7 @@ import {
   emptyPoolProblem,
   GC_HOLDER,
   listPoolRows,
+  liveLeaseCost,
   poolRowsOf,
 } from './context.ts';
 import {
@@ -123,6 +124,7 @@ async function cleanupSlot(
     // How long the pull request held the slot: since its lease began (extensions keep that time).
     waitingMs: slot.lastAcquiredAt === null ? 0 : Math.max(0, listing.now - slot.lastAcquiredAt),
     erase: null,
+    ...liveLeaseCost(slot),
   };
   if (ctx.signal.aborted)
     return { ...base, outcome: 'interrupted', problem: 'not started: the run was stopped' };

@@ -19,6 +19,8 @@ import {
   nameOf,
   type SomeKind,
 } from '../kinds/registry.ts';
+import type { SlotWorker } from '../kinds/workers/config.ts';
+import { parkKeepingData } from '../kinds/workers/spend-park.ts';
 import type { AcquiredResource, AcquiredResources, LeftReport } from '../report/model.ts';
 import { visible } from '../text/log-text.ts';
 
@@ -117,6 +119,8 @@ export function connect(options: CloudflareOptions, pacer: Pacer) {
     /** Whether `resource` exists in the account (what its kind's listing says of it), from the run's listings. */
     exists: async (kind: SomeKind, resource: object & Origin) =>
       (await operationsOf(kind).find(resolver, resource)) !== undefined,
+    /** Parks a Worker's compute keeping its data (a lease parked for spend), read back. */
+    parkForSpend: (worker: SlotWorker) => parkKeepingData({ api, resolver }, worker),
   };
 }
 

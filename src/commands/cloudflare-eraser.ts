@@ -19,7 +19,13 @@ import { StepError, type StepFailureReason } from '../kinds/step.ts';
 import type { ApiUsageReport } from '../report/model.ts';
 import { visible } from '../text/log-text.ts';
 import type { CloudflareOptions, Connection } from './cloudflare-connection.ts';
-import type { EraseOutcome, ResourceCheck, SlotEraser, SlotResourcesAnswer } from './context.ts';
+import type {
+  EraseOutcome,
+  ResourceCheck,
+  SlotEraser,
+  SlotResourcesAnswer,
+  SpendParkOutcome,
+} from './context.ts';
 import { describeCredentialProblem } from './credential-problem.ts';
 import { resourcePresence } from './resource-presence.ts';
 
@@ -221,6 +227,19 @@ export function createCloudflareEraser(
     },
     async resources(slug) {
       return slotResourcesOf(slug);
+    },
+    async parkForSpend(slug) {
+      const { parkForSpend } = await connection();
+      const outcomes: SpendParkOutcome[] = [];
+      for (const worker of resourcesForSlot(config, slug).workers) {
+        try {
+          outcomes.push(await parkForSpend(worker));
+        } catch (error) {
+          const why = visible(error instanceof Error ? error.message : String(error));
+          outcomes.push({ worker: worker.name, state: 'failed', summary: `not parked: ${why}` });
+        }
+      }
+      return outcomes;
     },
   };
   async function slotResourcesOf(slug: string): Promise<SlotResourcesAnswer> {

@@ -4,11 +4,18 @@ import type { RunPlace } from '../config/run-place.ts';
 import type { WorkerPreviewsEntry } from '../config/worker-previews-config.ts';
 import type { GitHubPullRequests } from '../github/pull-requests.ts';
 import type { IncomingDeploy } from '../kinds/step.ts';
-import type { AcquiredResources, ApiUsageReport, EraseStepReport, PoolRow } from '../report/model.ts';
+import type {
+  AcquiredResources,
+  ApiUsageReport,
+  EraseStepReport,
+  LeaseCostView,
+  PoolRow,
+} from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
 import type { SpendSource } from '../spend/source.ts';
 import { plural } from '../text/words.ts';
+import type { NoticeSink } from './notices.ts';
 import type { SlotResourcePresence } from './resource-presence.ts';
 
 export interface EraseRequest {
@@ -43,6 +50,13 @@ export interface EraseOutcome {
   failedStep?: { step: string; message: string };
 }
 
+/** One of a slot's Workers after a park for spend: `parked` only when the read-back found the parked code. */
+export interface SpendParkOutcome {
+  worker: string;
+  state: 'parked' | 'running' | 'missing' | 'refused' | 'failed';
+  summary: string;
+}
+
 export interface SlotEraser {
   /**
    * Why this slot's resources must not be touched (a protected name, a bad template, a name another
@@ -58,6 +72,11 @@ export interface SlotEraser {
    * refuses every slot.
    */
   checkCredentials(consequence?: string): Promise<string | null>;
+  /**
+   * gc: stops the compute of the slot's Workers keeping their data (a live lease parked for spend,
+   * spend-park.ts), each read back. Absent where the run cannot (status, tests of other things).
+   */
+  parkForSpend?(slug: string): Promise<SpendParkOutcome[]>;
   /**
    * The slot's resources with the ids a deploy binds them by, read from the run's listings (one per
    * kind the config names, the ones the erase and the credential check share), after the credential
@@ -128,6 +147,8 @@ export interface CommandContext {
    * all (acquire and cleanup, and tests of other things).
    */
   spend?: SpendContext | null;
+  /** gc: where its notices go (`webhook-url`, notices.ts); undefined without one. */
+  webhook?: NoticeSink | undefined;
   /** gc and cleanup: the Workers whose Worker Previews are swept; undefined when the config names none. */
   workerPreviews?: WorkerPreviewsAccess;
 }
@@ -149,11 +170,23 @@ export interface SpendContext {
   source: SpendSource | null;
   /** `spend-alert-usd-per-hour`. */
   alertUsdPerHour: number;
+  /** `spend-park-usd-per-hour`; null: parking for spend is off. */
+  parkUsdPerHour?: number | null;
   /** The run's secrets out of everything written to the semaphore. */
   redact: (text: string) => string;
 }
 
 export { GC_HOLDER } from '../report/model.ts';
+
+/**
+ * The slot's lease's cost so far, while a lease holds it (the pool table's, and, for a lease a run
+ * ends, the slot report's); nothing for a free slot, whose last lease's cost was said where it ended.
+ */
+export function liveLeaseCost(slot: Slot): { leaseCost?: LeaseCostView } {
+  const cost = slot.activity?.leaseCost;
+  if (cost === undefined || slot.leaseState !== 'leased') return {};
+  return { leaseCost: { usd: cost.usd, coveredMs: cost.coveredMs, missingMs: cost.missingMs } };
+}
 
 export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow[] {
   return listing.resources.map((slot) => ({
@@ -167,6 +200,7 @@ export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow
     lastHolder: slot.lastHolder,
     eraseFailures: slot.eraseFailures,
     lastEraseFailure: slot.lastEraseFailure,
+    ...liveLeaseCost(slot),
   }));
 }
 

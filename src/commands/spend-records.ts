@@ -49,6 +49,21 @@ function activityRecordOf(
   };
 }
 
+/**
+ * Every read of a live lease is sent with the generation it measured: the semaphore adds its cost to
+ * that lease's (once per read), and, while parking is on, one below the threshold starts the park
+ * count again. null when the lease is not live.
+ */
+function countedForPark(
+  slot: ListAnswer['resources'][number],
+  usdPerHour: number,
+  parkAbove: number | null,
+): { ifGeneration: number; overPark?: true } | null {
+  if (slot.leaseState !== 'leased' || slot.expired) return null;
+  const over = parkAbove !== null && usdPerHour > parkAbove;
+  return { ifGeneration: slot.generation, ...(over ? { overPark: true as const } : {}) };
+}
+
 const quiet = (record: { usdPerHour: number; figures: ActivityFigures; stillRunning: boolean }) =>
   !record.stillRunning && record.usdPerHour === 0 && !hasActivity(record.figures);
 
@@ -80,6 +95,12 @@ function refusalOf(record: ActivityRecord): string | null {
   return checked.success ? null : describeIssues(toIssues(checked.error).slice(0, 1));
 }
 
+/** The alerts to raise, and the live leases the semaphore marked parked for spend with this read. */
+export interface KeptRecords {
+  alerts: SpendAlert[];
+  parkForSpend: string[];
+}
+
 /**
  * gc: keeps each slot's record in the semaphore (a slot quiet now and in its last record is not
  * written again, so a quiet pool writes nothing) and asks it to allow the day's alert for each live
@@ -92,7 +113,7 @@ export async function keepRecords(
   listing: ListAnswer,
   spend: PoolSpend,
   warnings: string[],
-): Promise<SpendAlert[]> {
+): Promise<KeptRecords> {
   const redact = ctx.spend?.redact ?? ((text: string) => text);
   const window = { from: spend.summary.from ?? 0, until: spend.summary.until ?? 0 };
   const entries: RecordActivityRequest['slots'] = [];
@@ -105,6 +126,7 @@ export async function keepRecords(
     const record = activityRecordOf(activity, window, shown.stillRunning);
     const stored = slot.activity;
     const alert = shown.overAlert;
+    const counted = countedForPark(slot, shown.usdPerHour, ctx.spend?.parkUsdPerHour ?? null);
     if (alert && slot.holder !== null)
       alerting.set(slot.slug, {
         slug: slot.slug,
@@ -112,7 +134,13 @@ export async function keepRecords(
         usdPerHour: shown.usdPerHour,
         burning: shown.burning,
       });
-    if (!alert && quiet(record) && (stored === null || stored === undefined || quiet(stored))) continue;
+    if (
+      !alert &&
+      counted === null &&
+      quiet(record) &&
+      (stored === null || stored === undefined || quiet(stored))
+    )
+      continue;
     const refusal = refusalOf(record);
     if (refusal !== null) {
       unkept.add(slot.slug);
@@ -125,19 +153,25 @@ export async function keepRecords(
       slug: slot.slug,
       activity: record,
       ...(alert ? { alert: true, ifGeneration: slot.generation } : {}),
+      ...counted,
     });
   }
   const allowed = new Set<string>();
+  const parkForSpend: string[] = [];
   try {
     for (const request of recordRequests(ctx.pool, entries)) {
       const answer = await ctx.semaphore.recordActivity(redactData(request, redact));
       for (const slug of answer.alerted) allowed.add(slug);
+      parkForSpend.push(...(answer.parkForSpend ?? []));
     }
   } catch (error) {
     warnings.push(
       `The slots' activity was not kept in the semaphore (${oneLineError(error)}): the console shows the last records it has, and today's spend alerts may repeat.`,
     );
-    return [...alerting.values()];
+    return { alerts: [...alerting.values()], parkForSpend };
   }
-  return [...alerting.values()].filter((alert) => allowed.has(alert.slug) || unkept.has(alert.slug));
+  return {
+    alerts: [...alerting.values()].filter((alert) => allowed.has(alert.slug) || unkept.has(alert.slug)),
+    parkForSpend,
+  };
 }

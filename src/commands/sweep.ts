@@ -4,7 +4,14 @@ import { randomUUID } from 'node:crypto';
 import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
 import type { Lease, Slot } from '../semaphore/protocol.ts';
 import type { EraseOutcome } from './context.ts';
-import { type CommandContext, emptyPoolProblem, GC_HOLDER, listPoolRows, poolRowsOf } from './context.ts';
+import {
+  type CommandContext,
+  emptyPoolProblem,
+  GC_HOLDER,
+  listPoolRows,
+  liveLeaseCost,
+  poolRowsOf,
+} from './context.ts';
 import {
   changedSinceRead,
   eraseThenRelease,
@@ -14,6 +21,7 @@ import {
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
+import { sendNotices } from './notices.ts';
 import { pullRequestLabels } from './pull-request-holders.ts';
 import {
   type ClosedPullRequestSlot,
@@ -22,6 +30,7 @@ import {
 } from './reconcile.ts';
 import { type SelectedSlot, selectSlots } from './select.ts';
 import { poolSpend, ranText, type StillRunning, withSpend } from './spend.ts';
+import { parkRunaways } from './spend-park.ts';
 import { keepRecords } from './spend-records.ts';
 import { withWorkerPreviews } from './worker-previews-report.ts';
 
@@ -211,6 +220,8 @@ async function reclaimSlot(
     reason: candidate.reason,
     waitingMs: candidate.waitingMs,
     erase: null,
+    // An expired lease, or a closed pull request's, ends here: what it cost is said with it.
+    ...liveLeaseCost(candidate.slot),
   };
   if (ctx.signal.aborted)
     return { ...base, outcome: 'interrupted', problem: 'not started: the run was stopped' };
@@ -320,10 +331,12 @@ async function gcSlots(
   const credentials = erasing ? await ctx.eraser.checkCredentials() : null;
   if (credentials !== null) return report([], [credentials], poolRowsOf(listing));
 
-  const alerts =
+  const kept =
     spend === null || spend.summary.source !== 'read' || options.dryRun
-      ? []
+      ? { alerts: [], parkForSpend: [] }
       : await keepRecords(ctx, listing, spend, warnings);
+  const alerts = kept.alerts;
+  const parks = spend === null ? [] : await parkRunaways(ctx, listing, kept.parkForSpend, spend, warnings);
 
   const slots = await workThroughSlots(ctx, candidates, (candidate) =>
     reclaimSlot(ctx, candidate, options, poolSlugs),
@@ -331,8 +344,11 @@ async function gcSlots(
 
   // The pool is listed again only when this run changed it: a quiet sweep stays at one call.
   const changedPool = !options.dryRun && slots.some((slot) => slot.generation !== undefined);
-  return {
+  const done = {
     ...report(slots, [], changedPool ? await listPoolRows(ctx) : poolRowsOf(listing)),
     ...(alerts.length === 0 ? {} : { spendAlerts: alerts }),
+    ...(parks.length === 0 ? {} : { spendParks: parks }),
   };
+  if (!options.dryRun) await sendNotices(ctx.webhook, done, warnings);
+  return done;
 }

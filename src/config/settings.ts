@@ -48,6 +48,8 @@ export interface Settings {
   reclaimDirty: boolean;
   pullRequest: number | undefined;
   githubToken: string | undefined;
+  /** `webhook-url`: gc's notices (a lease parked or alarmed for spend, a slot that comes to need repair). */
+  webhookUrl: string | undefined;
   /** acquire: how long the pull request keeps its slot without a new push. */
   leaseMinutes: number;
   /** acquire: how long to wait for a free slot; 0 fails at once. */
@@ -61,6 +63,8 @@ export interface Settings {
   wranglerConfig: string | undefined;
   /** gc: a live lease whose compute costs more than this an hour gets an alert (one a day). */
   spendAlertUsdPerHour: number;
+  /** `spend-park-usd-per-hour`: park a live lease above it in two reads in a row; null when unset (off). */
+  spendParkUsdPerHour: number | null;
 }
 
 export class SettingsError extends Error {
@@ -252,6 +256,10 @@ const inputSchema = z.object({
   // that wake themselves by alarm: about $300 an hour in the case that prompted it, $16 an hour in a
   // smaller one) passes it within its first hour. At $1 a slot a day stays under $24 before someone is told.
   'spend-alert-usd-per-hour': optionalWithDefault('1', dollarsIn(0.01, 100_000)),
+  // Off unless set: stopping a pull request's preview is a decision the team makes, with its own figure.
+  'spend-park-usd-per-hour': trimmed.pipe(dollarsIn(0.01, 100_000).optional()),
+  // A secret: a Slack or chat webhook's URL is its own credential.
+  'webhook-url': trimmed.pipe(httpUrl.optional()),
 });
 
 export const INPUT_NAMES = Object.keys(inputSchema.shape);
@@ -368,11 +376,13 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     reclaimDirty: inputs['reclaim-dirty'],
     pullRequest: inputs['pull-request'],
     githubToken: inputs['github-token'],
+    webhookUrl: inputs['webhook-url'],
     leaseMinutes: inputs['lease-minutes'],
     waitMinutes: inputs['wait-minutes'],
     comment: inputs.comment,
     wranglerConfig: inputs['wrangler-config'],
     spendAlertUsdPerHour: inputs['spend-alert-usd-per-hour'],
+    spendParkUsdPerHour: inputs['spend-park-usd-per-hour'] ?? null,
   };
 }
 
@@ -386,7 +396,7 @@ export function rawSecretsOf(raw: RawInputs): string[] {
   return [...new Set([...tokens, ...inUrls])].filter((secret) => secret.length > 0);
 }
 
-const SECRET_INPUTS = ['semaphore-token', 'cloudflare-api-token', 'github-token'] as const;
+const SECRET_INPUTS = ['semaphore-token', 'cloudflare-api-token', 'github-token', 'webhook-url'] as const;
 const URL_INPUTS = ['semaphore-url', 'cloudflare-api-base-url'] as const;
 
 /**

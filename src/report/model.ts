@@ -87,6 +87,8 @@ export interface SlotReport {
   erase: { status: string; steps: EraseStepReport[]; requests: number } | null;
   /** The lease generation the run held, if it acquired. */
   generation?: number;
+  /** What the lease this run ended (cleanup, reclaim) cost, as gc's last read counted it. */
+  leaseCost?: LeaseCostView;
   durationMs: number;
 }
 
@@ -105,6 +107,15 @@ export interface PoolRow {
   lastEraseFailure: { step: string; message: string; at: number } | null;
   /** Its last hour at Cloudflare: this run's read, or the semaphore's record of an earlier one; undefined: neither. */
   spend?: SlotSpend;
+  /** What the slot's live lease cost so far (gc's reads, in the semaphore); absent before its first read. */
+  leaseCost?: LeaseCostView;
+}
+
+/** A lease's cost so far: dollars, the time gc's reads covered and the time none covered (missing). */
+export interface LeaseCostView {
+  usd: number;
+  coveredMs: number;
+  missingMs: number;
 }
 
 /** What a slot's compute spent in the last hour (src/spend/): the figures and Cloudflare's prices. */
@@ -150,6 +161,24 @@ export interface SpendAlert {
   holder: string;
   usdPerHour: number;
   burning: SpendBurning | null;
+}
+
+/** gc: a live lease parked for spend this run (spend-park-usd-per-hour, two reads in a row above it). */
+export interface SpendPark {
+  slug: string;
+  holder: string;
+  /** What the read that parked it found the lease spending. */
+  usdPerHour: number;
+  /** Each of the slot's Workers, as the read-back after the park found it. */
+  workers: {
+    worker: string;
+    state: 'parked' | 'running' | 'missing' | 'refused' | 'failed';
+    summary: string;
+  }[];
+  /** Every Worker read back parked (or absent): nothing of the lease's compute runs. */
+  stopped: boolean;
+  /** The pull request's comment: written, not written (why), or no pull request behind the holder. */
+  comment: 'written' | 'no-pull-request' | { problem: string };
 }
 
 /**
@@ -240,6 +269,8 @@ export interface RunReport {
   spend?: SpendSummary;
   /** gc: the spend alerts this run raised (one per live lease a day, the semaphore decides). */
   spendAlerts?: SpendAlert[];
+  /** gc: the live leases this run parked for spend (the semaphore decides, per lease and read). */
+  spendParks?: SpendPark[];
   /** gc and cleanup: the Worker Previews of the Workers in `worker-previews`, Worker by Worker. */
   workerPreviews?: WorkerPreviewsSweep[];
   /** status: how many Worker Previews each Worker in `worker-previews` has (null: not listed, see `problem`). */

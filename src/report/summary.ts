@@ -5,6 +5,7 @@ import { formatCount, plural } from '../text/words.ts';
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeLines, escapeTitle, inlineCode } from './escape.ts';
 import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
+import { leaseCostText } from './lease-cost-text.ts';
 import {
   type ApiUsageReport,
   leftLine,
@@ -285,8 +286,8 @@ function poolTable(report: RunReport): string[] {
   return [
     heading,
     '',
-    `| Slot | State | Holder | Lease | Dirty | Generation |${spend ? ' Last hour | $/h |' : ''}`,
-    `| --- | --- | --- | --- | --- | --- |${spend ? ' --- | --- |' : ''}`,
+    `| Slot | State | Holder | Lease | Dirty | Generation |${spend ? ' Last hour | $/h | Lease so far |' : ''}`,
+    `| --- | --- | --- | --- | --- | --- |${spend ? ' --- | --- | --- |' : ''}`,
     ...report.poolAfter.map((row) => {
       const cells = [
         inlineCode(row.slug),
@@ -296,6 +297,7 @@ function poolTable(report: RunReport): string[] {
         `${row.dirty ? 'yes' : 'no'}${needsRepair(row) ? ' (needs repair)' : ''}`,
         String(row.generation),
         ...(spend ? spendCells(row, report) : []),
+        ...(spend ? [row.leaseCost === undefined ? '–' : esc(leaseCostText(row.leaseCost))] : []),
       ];
       return `| ${cells.join(' | ')} |`;
     }),
@@ -316,6 +318,45 @@ function alertSection(report: RunReport): string[] {
       `**${inlineCode(alert.slug)} 🔥 ${esc(dollarsPerHour(alert.usdPerHour))}.** Leased by ${holderCell(alert.holder, report)}, it spends ${esc(parts.cost)}${esc(parts.burns)}. ${esc(parts.advice(command))}`,
       '',
       ...(parts.release === null ? [] : ['```sh', escapeCodeBlock(parts.release), '```', '']),
+    );
+  }
+  return lines;
+}
+
+/** What each lease this run ended (cleanup, reclaim) cost, as gc's reads counted it. */
+function endedLeaseSection(report: RunReport): string[] {
+  const ended = report.slots.filter((slot) => slot.leaseCost !== undefined);
+  if (ended.length === 0) return [];
+  return [
+    '### What the ended leases cost',
+    '',
+    ...ended.flatMap((slot) =>
+      slot.leaseCost === undefined
+        ? []
+        : [
+            `- ${inlineCode(slot.slug)}, held by ${holderCell(slot.previousHolder, report)}: ${esc(leaseCostText(slot.leaseCost))} (Cloudflare's analytics, read by gc each hour).`,
+          ],
+    ),
+    '',
+  ];
+}
+
+/** The live leases this run parked for spend: what cost, what the read-back found, the comment. */
+function parkSection(report: RunReport): string[] {
+  const parks = report.spendParks ?? [];
+  if (parks.length === 0) return [];
+  const lines = ['### Parked for spend', ''];
+  for (const park of parks) {
+    const workers = park.workers.map((worker) => `${inlineCode(worker.worker)} ${esc(worker.summary)}`);
+    const comment =
+      park.comment === 'written'
+        ? "The pull request's comment says so."
+        : park.comment === 'no-pull-request'
+          ? ''
+          : `The pull request's comment was not written (${esc(park.comment.problem)}).`;
+    lines.push(
+      `**${inlineCode(park.slug)} ${park.stopped ? '⏸ parked' : '⚠ still running'} at ${esc(dollarsPerHour(park.usdPerHour))}.** Leased by ${holderCell(park.holder, report)}, above the park limit in two reads in a row; the lease stays, its data is kept and the next deploy brings it back. ${workers.join('; ')}. ${comment}`.trimEnd(),
+      '',
     );
   }
   return lines;
@@ -355,6 +396,8 @@ export function renderSummary(report: RunReport): string {
     doctorSection(report),
     failures(report),
     alertSection(report),
+    parkSection(report),
+    endedLeaseSection(report),
     repairSection(report),
     poolTable(report),
     report.command === 'status' ? [] : usage(report),

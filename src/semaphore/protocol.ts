@@ -585,6 +585,24 @@ export const activityRecordSchema = lazySchema(() =>
     .refine((record) => record.until > record.from, { error: 'until must be after from', path: ['until'] }),
 );
 
+/**
+ * A live lease parked for spend: when the server marked it, the lease (generation) it marked, and what
+ * the read that parked it found it spending. The lease stays with its holder; the next deploy runs again.
+ */
+export const parkedForSpendSchema = lazySchema(() =>
+  z.object({ at: epochMs, generation: generationSchema, usdPerHour: figure }),
+);
+export type ParkedForSpend = z.infer<typeof parkedForSpendSchema>;
+
+/**
+ * What a lease cost so far, summed from gc's reads (each counted once): dollars, the end of the last
+ * time counted, the time the reads covered and the time no read covered (missing, never guessed).
+ */
+export const leaseCostSchema = lazySchema(() =>
+  z.object({ usd: figure, coveredUntil: epochMs, coveredMs: figure, missingMs: figure }),
+);
+export type LeaseCost = z.infer<typeof leaseCostSchema>;
+
 /** A slot's record as listings show it: what gc wrote, when (server time), and its last spend alert. */
 export const storedActivitySchema = lazySchema(() =>
   z.object({
@@ -592,6 +610,10 @@ export const storedActivitySchema = lazySchema(() =>
     at: epochMs,
     /** When a spend alert about this slot's lease was last allowed (see `alert`), or null. */
     alertedAt: epochMs.nullable(),
+    /** Present when the slot's current lease was parked for spend (see `overPark`). */
+    parkedForSpend: parkedForSpendSchema.optional(),
+    /** What the slot's current (or last) lease cost so far, from gc's reads; absent before its first read. */
+    leaseCost: leaseCostSchema.optional(),
   }),
 );
 
@@ -614,6 +636,13 @@ export const recordActivityRequestSchema = lazySchema(() =>
            * holder's name nor has its own alert of the day used up.
            */
           ifGeneration: generationSchema.optional(),
+          /**
+           * The slot's live lease spends above the caller's park threshold in this read. Counted per
+           * lease (with ifGeneration) and per read (`activity.from`, so a retry counts once): the
+           * second such read in a row marks the lease parked for spend, and the answer's
+           * `parkForSpend` names it. Any other read of the lease starts the count again.
+           */
+          overPark: z.boolean().optional(),
         }),
       )
       .min(1, { error: 'slots must not be empty' })
@@ -626,7 +655,12 @@ export const recordActivityRequestSchema = lazySchema(() =>
 
 /** `recorded`: slots whose record was written (unknown slugs are skipped); `alerted`: the alerts allowed. */
 export const recordActivityAnswerSchema = lazySchema(() =>
-  z.object({ recorded: z.array(slugSchema), alerted: z.array(slugSchema) }),
+  z.object({
+    recorded: z.array(slugSchema),
+    alerted: z.array(slugSchema),
+    /** Leases this read marked parked for spend (`overPark`): the caller parks their compute. Absent when none. */
+    parkForSpend: z.array(slugSchema).optional(),
+  }),
 );
 
 export type ActivityRecord = z.infer<typeof activityRecordSchema>;

@@ -12,7 +12,7 @@ export interface ActivityFigures {
   workerRequests: number;
   /** Subrequests those made (fetch, bindings); a parked Worker makes none. */
   workerSubrequests: number;
-  /** CPU milliseconds of those requests, estimated as requests × their median CPU time. */
+  /** CPU milliseconds of those requests: the dataset's summed CPU time (`sum.cpuTimeUs`), as billed. */
   workerCpuMs: number;
   /** Invocations of the slot's Durable Objects (requests, RPC sessions, alarms). */
   objectRequests: number;

@@ -24,8 +24,7 @@ const name = z
 
 const workersRow = z.looseObject({
   dimensions: z.looseObject({ scriptName: name, datetimeFiveMinutes: time }),
-  sum: z.looseObject({ requests: sum, subrequests: sum }),
-  quantiles: z.looseObject({ cpuTimeP50: sum }).nullish(),
+  sum: z.looseObject({ requests: sum, subrequests: sum, cpuTimeUs: sum }),
 });
 
 const objectsRow = z.looseObject({

@@ -166,13 +166,12 @@ export function attribute(
   const tallies = new Tallies(scriptsOf, window, knownNamespaces);
   for (const row of [...account.objects, ...account.namespaces])
     tallies.learnNamespace(row.dimensions.namespaceId, row.dimensions.scriptName);
-  for (const { dimensions, sum, quantiles } of account.workers) {
-    // The CPU median is in microseconds.
-    const workerCpuMs = (sum.requests * (quantiles?.cpuTimeP50 ?? 0)) / 1000;
+  for (const { dimensions, sum } of account.workers) {
+    // The summed CPU time is in microseconds: every request's, as billed, not requests × a median.
     tallies.addWorker(dimensions.scriptName, dimensions.datetimeFiveMinutes, {
       workerRequests: sum.requests,
       workerSubrequests: sum.subrequests,
-      workerCpuMs,
+      workerCpuMs: sum.cpuTimeUs / 1000,
     });
   }
   for (const { dimensions, sum } of account.objects) {

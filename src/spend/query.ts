@@ -7,7 +7,7 @@
 export const ROW_LIMIT = 10_000;
 
 /**
- * - `workers`: the slots' Workers' requests and subrequests, and their median CPU time;
+ * - `workers`: the slots' Workers' requests, subrequests and summed CPU time (what is billed);
  * - `objects`: the slots' Durable Object invocations by namespace and type (`alarm` counts alarms);
  * - `namespaces`: which Worker every namespace of the account that was invoked belongs to, so the
  *   periodic dataset (which has no script name) can be told apart by namespace;
@@ -26,8 +26,7 @@ const SPEND_QUERY = `query PreviewGcSpend(
     accounts(filter: { accountTag: $accountTag }) {
       workers: workersInvocationsAdaptive(limit: ${ROW_LIMIT}, filter: $slotWorkers) {
         dimensions { scriptName datetimeFiveMinutes }
-        sum { requests subrequests }
-        quantiles { cpuTimeP50 }
+        sum { requests subrequests cpuTimeUs }
       }
       objects: durableObjectsInvocationsAdaptiveGroups(limit: ${ROW_LIMIT}, filter: $slotObjects) {
         dimensions { scriptName namespaceId type datetimeFiveMinutes }

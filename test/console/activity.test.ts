@@ -155,6 +155,48 @@ describe("the pool table's last hour", () => {
   );
 
   it(
+    "shows a live lease's cost so far beside its $/h, and its park for spend",
+    async () => {
+      const pool = 'activity-cost';
+      await client.add({ type: pool, slug: 'preview-7' });
+      const lease = await client.acquireSpecific({
+        type: pool,
+        slug: 'preview-7',
+        holder: 'pr-7',
+        leaseMs: 4 * HOUR,
+      });
+      if (lease === null) throw new Error('preview-7 could not be leased');
+      const start = (await client.find(pool, 'preview-7')).lastAcquiredAt ?? 0;
+      const buckets = Array.from({ length: 12 }, () => ({ requests: 1, alarms: 0, usd: 0.5 }));
+      for (const from of [start, start + HOUR])
+        await client.recordActivity({
+          type: pool,
+          slots: [
+            {
+              slug: 'preview-7',
+              activity: record({ from, until: from + HOUR, usdPerHour: 6, buckets }),
+              ifGeneration: lease.generation,
+              overPark: true,
+            },
+          ],
+        });
+      const opened = await openConsole(browser, semaphore.url);
+      const { page } = opened;
+      await signIn(page, semaphore.token);
+      await goTo(page, `#/pools/${pool}`);
+      const row = page.locator('tr[data-slug="preview-7"]');
+      await row.waitFor();
+      // The cell a person reads (the chart's tooltip is no text in it).
+      const text = await row.locator('span.spend').textContent();
+      expect(text).toContain('$6.00/h · lease: about $12.00 so far');
+      expect(text).toContain('parked for spend');
+      expect(opened.errors).toEqual([]);
+      await opened.close();
+    },
+    BROWSER_TEST_MS,
+  );
+
+  it(
     'refuses an activity record it cannot read, naming the field, and draws nothing of it',
     async () => {
       const opened = await openConsole(browser, semaphore.url);

@@ -222,7 +222,7 @@ describe('gc, end to end', () => {
     expectNoSecrets(run);
   });
 
-  it('heals the failed slot on the next sweep, then stays quiet: one semaphore call, one Cloudflare call', async () => {
+  it("heals the failed slot on the next sweep, then stays quiet: a listing and the live leases' hour, one Cloudflare call", async () => {
     // The runaway stopped: this sweep keeps the slots' quiet records, the next has nothing to keep.
     twin.account.analytics.clear();
     proxy.requests.length = 0;
@@ -247,8 +247,11 @@ describe('gc, end to end', () => {
     expect(quiet.summary.split('\n')[0]).toBe(
       '## ✅ preview-gc gc on pool `preview-slot`: nothing to reclaim',
     );
+    // The pool's live leases have their quiet hour kept all the same (their cost so far counts every
+    // hour a read covered; an hour not kept would be missing): one write, nothing else.
     expect(proxy.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET /api/resources?type=${DEMO_POOL}`,
+      'POST /api/resources/activity',
     ]);
     expect(twin.requests().map((r) => r.route)).toEqual(['POST /graphql']);
     expectNoSecrets(quiet);

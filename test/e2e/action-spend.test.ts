@@ -3,6 +3,8 @@
 // hour raises one warning a day and shows in `spend`; a slot parked an hour ago whose alarms still fire
 // is reported still running, released dirty and parked again; a token without Account Analytics Read
 // costs one warning and nothing else; a quiet pool makes one call to each side.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/report/model.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
@@ -179,6 +181,195 @@ describe('spend, end to end', () => {
     const stopped = await gc(pool);
     expect(reportOf(stopped).slots).toMatchObject([{ slug: 'sp-1', reason: 'dirty', outcome: 'reclaimed' }]);
     expect(await stack.client.find(pool, 'sp-1')).toMatchObject({ dirty: false, eraseFailures: 0 });
+  });
+
+  it('a live lease above the park limit in two runs in a row is parked: compute stopped, data and lease kept, its comment says so', async () => {
+    const pool = 'spend-park';
+    const slugs = ['sk-1', 'sk-2', 'sk-3'];
+    stack.twin.seed(slotSeed(stack.config, slugs));
+    for (const [index, slug] of slugs.entries()) {
+      await stack.client.add({ type: pool, slug });
+      await stack.client.acquireSpecific({
+        type: pool,
+        slug,
+        holder: `pr-170${index + 1}`,
+        leaseMs: 2 * DAY,
+      });
+      stack.github.pullRequests.set(1701 + index, 'open');
+    }
+    const now = await poolNow(pool);
+    const runaway = { alarms: 5_200, activeSeconds: 52_000 };
+    // sk-1 runs away for days; sk-2 spends cents; sk-3 runs away in the first read's hour only.
+    const spans = [
+      { slug: 'sk-1', until: now + 2 * DAY, perMinute: runaway },
+      { slug: 'sk-2', until: now + 2 * DAY, perMinute: { alarms: 6, activeSeconds: 60 } },
+      { slug: 'sk-3', until: now, perMinute: runaway },
+    ];
+    for (const span of spans)
+      stack.twin.account.analytics.add({
+        script: `rel-${span.slug}`,
+        namespaceId: namespaceOf(span.slug),
+        from: now - 2 * HOUR,
+        until: span.until,
+        perMinute: span.perMinute,
+      });
+    const park = { 'spend-park-usd-per-hour': '2' };
+    const deployed = (slug: string) =>
+      stack.twin.state().workers.find((worker) => worker.name === `rel-${slug}`);
+
+    // One read above the limit: nothing is parked.
+    const first = await gc(pool, park);
+    expect(first.exitCode, first.stdout).toBe(0);
+    expect(reportOf(first).spendParks).toBeUndefined();
+    for (const slug of slugs) expect(deployed(slug)?.mainModule).not.toBe('parked.js');
+
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const second = await gc(pool, park);
+
+    expect(second.exitCode, second.stdout).toBe(0);
+    expect(reportOf(second).spendParks).toMatchObject([
+      {
+        slug: 'sk-1',
+        holder: 'pr-1701',
+        stopped: true,
+        comment: 'written',
+        usdPerHour: expect.closeTo(5.04, 2),
+      },
+    ]);
+    // Compute stopped: the parked Worker is deployed; data kept: its class is live, its objects remain.
+    expect(deployed('sk-1')).toMatchObject({
+      mainModule: 'parked.js',
+      liveClasses: ['Room'],
+      tombstonedClasses: [],
+    });
+    const namespace = stack.twin.state().durableObjectNamespaces.find((ns) => ns.id === namespaceOf('sk-1'));
+    expect(namespace?.objects).toBe(1);
+    // The lease stays with its pull request, marked parked for spend.
+    const slot = await stack.client.find(pool, 'sk-1');
+    expect(slot).toMatchObject({ holder: 'pr-1701', generation: 1, leaseState: 'leased' });
+    expect(slot.activity?.parkedForSpend).toMatchObject({
+      generation: 1,
+      usdPerHour: expect.closeTo(5.04, 2),
+    });
+    const [comment] = stack.github.comments.get(1701) ?? [];
+    expect(comment?.body).toContain('was **parked for spend**: its compute cost about **$5.04 an hour**');
+    expect(comment?.body).toContain('**the next deploy brings it back**');
+    expect(second.summary).toContain('### Parked for spend');
+    // Below the limit, or above it in one read only: untouched, no comment.
+    for (const slug of ['sk-2', 'sk-3']) {
+      expect(deployed(slug)?.mainModule).not.toBe('parked.js');
+      expect((await stack.client.find(pool, slug)).activity?.parkedForSpend).toBeUndefined();
+    }
+    expect(stack.github.comments.get(1702)).toBeUndefined();
+    expect(stack.github.comments.get(1703)).toBeUndefined();
+  });
+
+  it("a live lease's cost grows with each gc run's read, and the run that ends the lease says what it cost", async () => {
+    const pool = 'spend-cost';
+    stack.twin.seed(slotSeed(stack.config, ['sc-1']));
+    await stack.client.add({ type: pool, slug: 'sc-1' });
+    await stack.client.acquireSpecific({ type: pool, slug: 'sc-1', holder: 'pr-1801', leaseMs: 3 * DAY });
+    stack.github.pullRequests.set(1801, 'open');
+    const now = await poolNow(pool);
+    stack.twin.account.analytics.add({
+      script: 'rel-sc-1',
+      namespaceId: namespaceOf('sc-1'),
+      from: now - 2 * HOUR,
+      until: now + 2 * DAY,
+      perMinute: { alarms: 5_200, activeSeconds: 52_000 },
+    });
+    const cost = async () => (await stack.client.find(pool, 'sc-1')).activity?.leaseCost;
+
+    // The first read's hour is before the lease began: none of it is the lease's.
+    await gc(pool);
+    expect(await cost()).toBeUndefined();
+    await advanceClock(stack.semaphore, pool, HOUR);
+    await gc(pool);
+    const first = await cost();
+    // The part of the hour since the lease began, at $5.04 an hour.
+    expect(first?.coveredMs).toBeGreaterThan(0);
+    expect(first?.usd).toBeCloseTo((5.04 * (first?.coveredMs ?? 0)) / HOUR, 1);
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const shown = await gc(pool);
+    const second = await cost();
+    expect(second?.usd).toBeCloseTo((first?.usd ?? 0) + 5.04, 1);
+    expect(second).toMatchObject({ coveredMs: (first?.coveredMs ?? 0) + HOUR, missingMs: 0 });
+    // The run's pool table shows the cost as its listing, before this read, had it.
+    expect(reportOf(shown).poolAfter?.[0]?.leaseCost).toMatchObject({ usd: first?.usd });
+
+    // The pull request closes: gc takes the slot back and says what the lease cost.
+    stack.github.pullRequests.set(1801, 'closed');
+    await advanceClock(stack.semaphore, pool, HOUR);
+    const ended = await gc(pool);
+    expect(reportOf(ended).slots).toMatchObject([
+      { slug: 'sc-1', reason: 'closed-pr', leaseCost: { usd: second?.usd } },
+    ]);
+    expect(ended.summary).toContain('### What the ended leases cost');
+    expect(ended.summary).toMatch(
+      /- `sc-1`, held by \[pr-1801\]\([^)]+\)[^:]*: about \$\d+\.\d\d over 1 h \d+ min/,
+    );
+  });
+
+  it('tells the webhook once per subject a day, and a webhook that fails never fails gc', async () => {
+    const received: { text: string }[] = [];
+    let status = 200;
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push(JSON.parse(body));
+        response.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const webhook = { 'webhook-url': `http://127.0.0.1:${port}/hooks/secret-path-4b1d` };
+    try {
+      const pool = 'spend-webhook';
+      stack.twin.seed(slotSeed(stack.config, ['sw-1']));
+      await stack.client.add({ type: pool, slug: 'sw-1' });
+      await stack.client.acquireSpecific({ type: pool, slug: 'sw-1', holder: 'pr-1901', leaseMs: 3 * DAY });
+      stack.github.pullRequests.set(1901, 'open');
+      const now = await poolNow(pool);
+      stack.twin.account.analytics.add({
+        script: 'rel-sw-1',
+        namespaceId: namespaceOf('sw-1'),
+        from: now - 2 * HOUR,
+        until: now + 3 * DAY,
+        perMinute: { alarms: 5_200, activeSeconds: 52_000 },
+      });
+
+      const first = await gc(pool, webhook);
+      expect(first.exitCode, first.stdout).toBe(0);
+      expect(received.map((notice) => notice.text)).toEqual([
+        expect.stringMatching(
+          /^preview-gc: slot `sw-1` of pool `spend-webhook`, leased by `pr-1901`, spends about \$5\.\d\d\/h/,
+        ),
+      ]);
+      // The same runaway an hour later: not told again the same day.
+      await advanceClock(stack.semaphore, pool, HOUR);
+      await gc(pool, webhook);
+      expect(received).toHaveLength(1);
+
+      // A day later the webhook fails: tried three times, one warning, the run succeeds.
+      status = 500;
+      await advanceClock(stack.semaphore, pool, DAY);
+      const failing = await gc(pool, webhook);
+      expect(failing.exitCode, failing.stdout).toBe(0);
+      expect(received).toHaveLength(4);
+      expect(warnings(failing)).toContain(
+        '::warning title=preview-gc::A notice to webhook-url was not delivered (HTTP 500, after 3 tries); the run is not affected.',
+      );
+      // The URL is a secret: masked for the runner, and nowhere else in the run's output.
+      const lines = failing.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::'));
+      expect(lines.filter((line) => line.includes('secret-path-4b1d'))).toEqual([]);
+      expect(failing.stdout).toContain(`::add-mask::${webhook['webhook-url']}`);
+      expect(failing.summary).not.toContain('secret-path-4b1d');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('a token without Account Analytics Read costs one warning, and the sweep reclaims as it would', async () => {

@@ -1,8 +1,10 @@
 // What a person reads of spend: the pool table's "Last hour" and "$/h" columns in the job summary and
 // the terminal, the alert annotation (who, how much, what burns, what to do), the `spend` output, and a
 // hostile class name or holder rendered as text.
+
 import { describe, expect, it } from 'vitest';
 import { renderTerminalReport } from '../../src/cli/terminal-report.ts';
+import { leaseCostText } from '../../src/report/lease-cost-text.ts';
 import type { SlotSpend, SpendAlert } from '../../src/report/model.ts';
 import { type PublishIO, publishReport } from '../../src/report/publish.ts';
 import { dollarsPerHour } from '../../src/report/spend-text.ts';
@@ -79,6 +81,8 @@ function spendReport() {
         leaseEndsInMs: 3_600_000,
         dirty: true,
         spend: spend({ usdPerHour: 5.04, figures: RUNAWAY_FIGURES, overAlert: true, burning: alert.burning }),
+        // Three reads counted, an hour between two of them without one.
+        leaseCost: { usd: 15.12, coveredMs: 3 * 3_600_000, missingMs: 3_600_000 },
       }),
       poolRow({ slug: 'preview-3' }),
     ],
@@ -105,17 +109,19 @@ function recordingIO() {
 }
 
 describe('spend in the report', () => {
-  it('adds "Last hour" and "$/h" to the pool table, each slot flagged, and says which prices', () => {
+  it('adds "Last hour", "$/h" and the lease\'s cost so far to the pool table, each slot flagged, and says which prices', () => {
     const markdown = renderSummary(spendReport());
     const table = markdown.split('\n').filter((line) => line.startsWith('| '));
-    expect(table).toContain('| Slot | State | Holder | Lease | Dirty | Generation | Last hour | $/h |');
     expect(table).toContain(
-      '| `preview-1` | available | – | – | no | 4 | 360 alarms, 1.0 object-hours | &lt; $0.01/h ⚠️ still running |',
+      '| Slot | State | Holder | Lease | Dirty | Generation | Last hour | $/h | Lease so far |',
     );
     expect(table).toContain(
-      '| `preview-2` | leased | [pr-1601](https://github.com/acme/shop/pull/1601) | ends in 1 h | yes | 4 | 120 requests, 312,000 alarms, 867 object-hours | $5.04/h 🔥 above the alert |',
+      '| `preview-1` | available | – | – | no | 4 | 360 alarms, 1.0 object-hours | &lt; $0.01/h ⚠️ still running | – |',
     );
-    expect(table).toContain('| `preview-3` | available | – | – | no | 4 | – | – |');
+    expect(table).toContain(
+      '| `preview-2` | leased | [pr-1601](https://github.com/acme/shop/pull/1601) | ends in 1 h | yes | 4 | 120 requests, 312,000 alarms, 867 object-hours | $5.04/h 🔥 above the alert | about $15.12 over 3 h; 1 h without a read |',
+    );
+    expect(table).toContain('| `preview-3` | available | – | – | no | 4 | – | – | – |');
     expect(markdown).toContain(
       '<sub>"Last hour" and "$/h": each slot\'s Workers and Durable Objects in the hour before 2026-11-30T01:15:00.000Z, at Cloudflare\'s published prices of 2026-12-01 (docs/cloudflare.md).</sub>',
     );
@@ -206,5 +212,20 @@ describe('spend in the report', () => {
       '$312/h',
       '$1,235/h',
     ]);
+  });
+});
+
+describe("a lease's cost, for a person", () => {
+  it('says dollars over the time the reads covered, below a cent in words, and the time no read covered', () => {
+    const MINUTE = 60_000;
+    expect(leaseCostText({ usd: 0.4249, coveredMs: 190 * MINUTE, missingMs: 0 })).toBe(
+      'about $0.42 over 3 h 10 min',
+    );
+    expect(leaseCostText({ usd: 0.004, coveredMs: 40 * MINUTE, missingMs: 0 })).toBe(
+      'less than a cent over 40 min',
+    );
+    expect(leaseCostText({ usd: 1.5, coveredMs: 60 * MINUTE, missingMs: 120 * MINUTE })).toBe(
+      'about $1.50 over 1 h; 2 h without a read',
+    );
   });
 });

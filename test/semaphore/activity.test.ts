@@ -129,6 +129,110 @@ describe('activity records', () => {
     expect((await alert(taken.generation)).alerted).toEqual(['preview-1']);
   });
 
+  it('parks a live lease for spend on its second read in a row above the threshold, once per read, for the lease measured only', async () => {
+    const type = await poolWith('preview-1');
+    const lease = await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-7',
+      leaseMs: 7 * 24 * HOUR,
+    });
+    if (lease === null) throw new Error('preview-1 could not be leased');
+    const read = (hour: number, overPark: boolean, ifGeneration = lease.generation) =>
+      local.client.recordActivity({
+        type,
+        slots: [
+          {
+            slug: 'preview-1',
+            activity: record({ from: record().from + hour * HOUR, until: record().until + hour * HOUR }),
+            overPark,
+            ifGeneration,
+          },
+        ],
+      });
+
+    // Above, then below: no two in a row, nothing parked.
+    expect((await read(0, true)).parkForSpend).toBeUndefined();
+    expect((await read(1, false)).parkForSpend).toBeUndefined();
+    // Above once, the same read sent again (a retry) is still one read.
+    expect((await read(2, true)).parkForSpend).toBeUndefined();
+    expect((await read(2, true)).parkForSpend).toBeUndefined();
+    expect((await local.client.find(type, 'preview-1')).activity?.parkedForSpend).toBeUndefined();
+    // A read measured at another lease's generation counts nothing for this one.
+    expect((await read(3, true, lease.generation + 1)).parkForSpend).toBeUndefined();
+    // The second read in a row: parked, and its retry answers the same.
+    expect((await read(3, true)).parkForSpend).toEqual(['preview-1']);
+    expect((await read(3, true)).parkForSpend).toEqual(['preview-1']);
+
+    const slot = await local.client.find(type, 'preview-1');
+    // The lease stays with its pull request, marked parked for spend.
+    expect(slot.holder).toBe('pr-7');
+    expect(slot.generation).toBe(lease.generation);
+    expect(slot.activity?.parkedForSpend).toEqual({
+      at: expect.any(Number),
+      generation: lease.generation,
+      usdPerHour: 5.12,
+    });
+    // The next read starts the count again: one more above is not yet a second park.
+    expect((await read(4, true)).parkForSpend).toBeUndefined();
+    // A new lease of the slot is not marked.
+    await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-8',
+      leaseMs: HOUR,
+      force: true,
+    });
+    expect((await local.client.find(type, 'preview-1')).activity?.parkedForSpend).toBeUndefined();
+  });
+
+  it('adds each read of a live lease to its cost once, from its start, and counts time no read covered as missing', async () => {
+    const type = await poolWith('preview-1');
+    const lease = await local.client.acquireSpecific({
+      type,
+      slug: 'preview-1',
+      holder: 'pr-7',
+      leaseMs: 7 * 24 * HOUR,
+    });
+    if (lease === null) throw new Error('preview-1 could not be leased');
+    // Twelve buckets of $0.01 each, no storage: $0.12 an hour.
+    const buckets = Array.from({ length: 12 }, () => ({ requests: 1, alarms: 0, usd: 0.01 }));
+    const read = (from: number) =>
+      local.client.recordActivity({
+        type,
+        slots: [
+          {
+            slug: 'preview-1',
+            activity: record({ from, until: from + HOUR, usdPerHour: 0.12, buckets }),
+            ifGeneration: lease.generation,
+          },
+        ],
+      });
+    const cost = async () => (await local.client.find(type, 'preview-1')).activity?.leaseCost;
+    const start = (await local.client.find(type, 'preview-1')).lastAcquiredAt ?? 0;
+    const FIVE_MINUTES = HOUR / 12;
+
+    // The first read's hour began half an hour before the lease: only the lease's half is its.
+    await read(start - HOUR / 2);
+    expect(await cost()).toEqual({
+      usd: 0.06,
+      coveredUntil: start + HOUR / 2,
+      coveredMs: HOUR / 2,
+      missingMs: 0,
+    });
+    // A retry, and a read ten minutes later that overlaps it: only the ten new minutes count.
+    await read(start - HOUR / 2);
+    await read(start - HOUR / 2 + 2 * FIVE_MINUTES);
+    expect(await cost()).toMatchObject({ usd: 0.08, coveredMs: HOUR / 2 + 2 * FIVE_MINUTES, missingMs: 0 });
+    // Two hours and twenty minutes without a read, then one: the gap is missing, not guessed.
+    await read(start + 3 * HOUR);
+    expect(await cost()).toMatchObject({
+      usd: 0.2,
+      coveredUntil: start + 4 * HOUR,
+      missingMs: 2 * HOUR + 20 * 60_000,
+    });
+  });
+
   it('forgets a deleted slot’s record: a slot added again under its name starts without one', async () => {
     const type = await poolWith('preview-1', 'preview-2');
     await local.client.recordActivity({ type, slots: [{ slug: 'preview-1', activity: record() }] });

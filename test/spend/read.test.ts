@@ -106,6 +106,31 @@ describe('the spend read', () => {
     expect(reading.unexplained).toEqual({ namespaces: 0, usdPerHour: 0 });
   });
 
+  it("prices a Worker's CPU as Cloudflare bills it: every request's CPU time summed, not requests × the median", async () => {
+    // A thousand cheap requests a minute and one expensive one: the median is the cheap one's 1 ms.
+    twin.account.analytics.add({
+      script: 'rel-s-2',
+      ...HOUR,
+      perMinute: { requests: 1_000, cpuTimeUs: 1_000 },
+    });
+    twin.account.analytics.add({
+      script: 'rel-s-2',
+      ...HOUR,
+      perMinute: { requests: 1, cpuTimeUs: 500_000 },
+    });
+
+    const reading = await source().spend.read(SLUGS, WINDOW, { explainAboveUsd: 1 });
+
+    const figures = reading.slots.get('s-2')?.figures;
+    // By hand: 60 minutes × (1,000 × 1 ms + 1 × 500 ms) = 60,000 + 30,000 CPU-ms, of 60,060 requests.
+    expect(figures?.workerCpuMs).toBeCloseTo(90_000, 6);
+    expect(figures?.workerRequests).toBe(60_060);
+    const byHand = 60_060 * (0.3 / 1e6) + 90_000 * (0.02 / 1e6);
+    expect(usdPerHour(figures ?? ({} as never))).toBeCloseTo(byHand, 12);
+    // requests × median would have said 60,060 CPU-ms: a third of the expensive minute's CPU lost.
+    expect(figures?.workerCpuMs).toBeGreaterThan(60_060);
+  });
+
   it('counts only the hour asked for: activity before it and after it is not in the figures', async () => {
     const namespaceId = namespaceOf('rel-s-2');
     twin.account.analytics.add({

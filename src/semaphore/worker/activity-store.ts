@@ -13,11 +13,47 @@ type ActivityRow = {
   at: number;
   alerted_at: number | null;
   alerted_generation: number | null;
+  /** From lease_spend (lease-spend-store.ts): the current lease's mark when it was parked for spend. */
+  parked_at: number | null;
+  parked_generation: number | null;
+  parked_usd_per_hour: number | null;
+  cost_usd: number | null;
+  covered_until: number | null;
+  covered_ms: number | null;
+  missing_ms: number | null;
 };
 
 function toStored(row: ActivityRow): StoredActivity {
-  return { ...(JSON.parse(row.record) as ActivityRecord), at: row.at, alertedAt: row.alerted_at };
+  const stored: StoredActivity = {
+    ...(JSON.parse(row.record) as ActivityRecord),
+    at: row.at,
+    alertedAt: row.alerted_at,
+  };
+  if (row.parked_at !== null && row.parked_generation !== null)
+    stored.parkedForSpend = {
+      at: row.parked_at,
+      generation: row.parked_generation,
+      usdPerHour: row.parked_usd_per_hour ?? 0,
+    };
+  if (row.covered_until !== null)
+    stored.leaseCost = {
+      usd: Math.round((row.cost_usd ?? 0) * 1e6) / 1e6,
+      coveredUntil: row.covered_until,
+      coveredMs: row.covered_ms ?? 0,
+      missingMs: row.missing_ms ?? 0,
+    };
+  return stored;
 }
+
+/**
+ * A record with what its slot's current (or, once released, last) lease cost so far and its park mark,
+ * when that lease was parked for spend.
+ */
+const SELECT_STORED = `SELECT a.*, l.parked_at, l.generation AS parked_generation, l.parked_usd_per_hour,
+    l.cost_usd, l.covered_until, l.covered_ms, l.missing_ms
+  FROM slot_activity a
+  LEFT JOIN slots s ON s.slug = a.slug
+  LEFT JOIN lease_spend l ON l.slug = a.slug AND l.generation = s.generation`;
 
 export class ActivityStore {
   readonly #sql: SqlDatabase;
@@ -27,13 +63,13 @@ export class ActivityStore {
   }
 
   of(slug: string): StoredActivity | null {
-    const [row] = this.#sql.exec<ActivityRow>('SELECT * FROM slot_activity WHERE slug = ?', slug).toArray();
+    const [row] = this.#sql.exec<ActivityRow>(`${SELECT_STORED} WHERE a.slug = ?`, slug).toArray();
     return row === undefined ? null : toStored(row);
   }
 
   /** Every slot's record, by slug. */
   all(): Map<string, StoredActivity> {
-    const rows = this.#sql.exec<ActivityRow>('SELECT * FROM slot_activity').toArray();
+    const rows = this.#sql.exec<ActivityRow>(SELECT_STORED).toArray();
     return new Map(rows.map((row) => [row.slug, toStored(row)]));
   }
 

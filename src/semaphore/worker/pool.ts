@@ -282,6 +282,7 @@ function remove(store: PoolStore, command: RemoveCommand, now: number): PoolOutc
   if (slot.lease !== null) store.forgetRequestsOf(slot.lease.leaseId);
   store.delete(slot);
   store.activity.forget(slug);
+  store.leaseSpend.forget(slug);
   // The log outlives the slot, so a slot added again under the same slug shows its history.
   logEvent(store, slot, now, 'deleted', slot.lease?.holder ?? null, withNote({}, note));
   store.pruneEventsOfDeletedSlugs();
@@ -320,6 +321,7 @@ function markDirty(
 function recordActivity(store: PoolStore, request: RecordActivityRequest, now: number): PoolOutcome {
   const recorded: string[] = [];
   const alerted: string[] = [];
+  const parkForSpend: string[] = [];
   for (const entry of request.slots) {
     const slot = store.find(entry.slug);
     if (slot === undefined) continue;
@@ -328,9 +330,30 @@ function recordActivity(store: PoolStore, request: RecordActivityRequest, now: n
     const alert = entry.alert === true && live && measured;
     if (store.activity.record(slot.slug, slot.generation, entry.activity, alert, now))
       alerted.push(slot.slug);
+    if (live && entry.ifGeneration === slot.generation && parkNow(store, slot, entry, now))
+      parkForSpend.push(slot.slug);
     recorded.push(slot.slug);
   }
-  return answer({ recorded, alerted } satisfies RecordActivityAnswer);
+  return answer({
+    recorded,
+    alerted,
+    ...(parkForSpend.length > 0 ? { parkForSpend } : {}),
+  } satisfies RecordActivityAnswer);
+}
+
+/**
+ * Counts a live lease's read (lease-spend-store.ts): adds its cost to the lease's, and against the park
+ * threshold answers whether to park it now.
+ */
+function parkNow(
+  store: PoolStore,
+  slot: SlotState,
+  entry: RecordActivityRequest['slots'][number],
+  now: number,
+): boolean {
+  const read = { slug: slot.slug, generation: slot.generation, activity: entry.activity };
+  const leaseStart = slot.lastAcquiredAt ?? slot.createdAt;
+  return store.leaseSpend.count({ ...read, leaseStart, overPark: entry.overPark === true }, now);
 }
 
 /**

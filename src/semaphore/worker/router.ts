@@ -34,6 +34,7 @@ import {
   serveConsole,
 } from './console.ts';
 import { errorResponse, json, jsonText, readJsonBody } from './http.ts';
+import { METRICS_CONTENT_TYPE, METRICS_ROUTE, type PoolSlots, renderMetrics } from './metrics.ts';
 import type { PoolCommand, PoolReply, TenantLimits } from './pool.ts';
 import type { PoolObject } from './pool-object.ts';
 import { type PoolRegistry, REGISTRY_NAME } from './registry.ts';
@@ -89,6 +90,23 @@ async function listPools(env: Env): Promise<Response> {
   const pools = replies.flatMap((reply) => (reply.ok ? [JSON.parse(reply.json) as PoolSummary] : []));
   // A pool whose last slot was deleted a moment ago may still be registered: its own count decides.
   return json(200, { now: Date.now(), pools: pools.filter((pool) => pool.slots > 0) });
+}
+
+/** `GET /metrics` (metrics.ts): every registered pool's slots, for any caller that may read. */
+async function metrics(env: Env): Promise<Response> {
+  const types = await env.REGISTRY.getByName(REGISTRY_NAME).poolTypes();
+  const replies = await Promise.all(
+    types.map(async (type) => ({ type, reply: await env.POOLS.getByName(type).run({ op: 'list', type }) })),
+  );
+  const pools: PoolSlots[] = replies.flatMap(({ type, reply }) =>
+    reply.ok
+      ? [{ type, slots: (JSON.parse(reply.json) as { resources: PoolSlots['slots'] }).resources }]
+      : [],
+  );
+  return new Response(renderMetrics(pools), {
+    status: 200,
+    headers: { 'content-type': METRICS_CONTENT_TYPE },
+  });
 }
 
 /** Reads (413) and validates (400) a JSON body. */
@@ -356,7 +374,8 @@ function postRoute(
 async function route(request: Request, env: Env): Promise<Response> {
   const url = new URL(request.url);
   if (request.method === 'GET' && url.pathname === '/api/health') return json(200, { ok: true, version });
-  if (isConsoleRequest(request, url)) return serveConsole(request, env.ASSETS);
+  const isMetrics = request.method === 'GET' && url.pathname === METRICS_ROUTE;
+  if (!isMetrics && isConsoleRequest(request, url)) return serveConsole(request, env.ASSETS);
   const identified = await identify(request.headers.get('authorization'), env);
   if (!('caller' in identified))
     return errorResponse(
@@ -365,6 +384,7 @@ async function route(request: Request, env: Env): Promise<Response> {
       identified.message,
     );
   const { caller } = identified;
+  if (isMetrics) return metrics(env);
   const answer =
     (request.method === 'POST' ? postRoute(request, env, caller, url) : undefined) ??
     (request.method === 'GET' ? readRoute(env, caller, url) : undefined) ??

@@ -99,7 +99,28 @@ export const POOL_MIGRATIONS: Migrations = [
       alerted_generation INTEGER
     )`,
   ],
-  // 7 (tenant isolation): the tenant of the current lease, the repository's ids of the pull request
+  // 7 (spend parking, issue 32): each slot's live lease's reads above the park threshold in a row and
+  // its mark when parked for spend (lease-spend-store.ts).
+  [
+    `CREATE TABLE lease_spend (
+      slug TEXT PRIMARY KEY,
+      generation INTEGER NOT NULL,
+      over_park_reads INTEGER NOT NULL,
+      over_park_from INTEGER,
+      parked_at INTEGER,
+      parked_from INTEGER,
+      parked_usd_per_hour REAL
+    )`,
+  ],
+  // 8 (cost per lease, issue 32): what each slot's lease cost so far, summed from gc's reads
+  // (lease-spend-store.ts): dollars, the time the reads covered and the time no read covered.
+  [
+    'ALTER TABLE lease_spend ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0',
+    'ALTER TABLE lease_spend ADD COLUMN covered_until INTEGER',
+    'ALTER TABLE lease_spend ADD COLUMN covered_ms INTEGER NOT NULL DEFAULT 0',
+    'ALTER TABLE lease_spend ADD COLUMN missing_ms INTEGER NOT NULL DEFAULT 0',
+  ],
+  // 9 (tenant isolation): the tenant of the current lease, the repository's ids of the pull request
   // whose OIDC token took it, so a repository created again under the same name is another tenant.
   ['ALTER TABLE slots ADD COLUMN lease_tenant TEXT'],
 ];

@@ -3,6 +3,7 @@
 // calls runs without interleaving with any other request. The tables are defined in schema.ts.
 import type { EraseFailure, EventKind, SemaphoreEvent } from '../protocol.ts';
 import { ActivityStore } from './activity-store.ts';
+import { LeaseSpendStore } from './lease-spend-store.ts';
 import type { SqlDatabase } from './schema.ts';
 
 /** Events kept per slug; older ones are dropped as new ones arrive. */
@@ -114,11 +115,14 @@ export class PoolStore {
   readonly #sql: SqlDatabase;
   /** The slots' activity records, in the same database. */
   readonly activity: ActivityStore;
+  /** What the spend reads did to each slot's live lease (parking), in the same database. */
+  readonly leaseSpend: LeaseSpendStore;
 
   /** `sql` must be migrated already (schema.ts). */
   constructor(sql: SqlDatabase) {
     this.#sql = sql;
     this.activity = new ActivityStore(sql);
+    this.leaseSpend = new LeaseSpendStore(sql);
   }
 
   find(slug: string): SlotState | undefined {

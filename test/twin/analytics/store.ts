@@ -9,7 +9,7 @@ export interface ActivityRates {
   requests?: number;
   /** Worker subrequests. */
   subrequests?: number;
-  /** The Worker's median CPU time per request, in microseconds. */
+  /** CPU time of each of the minute's Worker requests, in microseconds (summed as `cpuTimeUs`, the median as `cpuTimeP50`). */
   cpuTimeUs?: number;
   /** Durable Object alarm invocations. */
   alarms?: number;

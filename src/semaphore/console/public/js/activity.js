@@ -102,8 +102,32 @@ export function lastHourView(activity, options = {}) {
   );
 }
 
-/** The "$/h" cell. @param {Activity | null} activity */
-export function spendView(activity) {
+/** "about $0.42 so far", "less than a cent so far": a lease's cost as gc's reads summed it. */
+function leaseCostText(/** @type {{ usd: number, missingMs: number }} */ cost) {
+  const dollars = cost.usd < 0.005 ? 'less than a cent' : `about $${cost.usd.toFixed(2)}`;
+  const missing = cost.missingMs > 0 ? `, ${Math.round(cost.missingMs / 60_000)} min without a read` : '';
+  return `lease: ${dollars} so far${missing}`;
+}
+
+/**
+ * The "$/h" cell, with a live lease's cost so far and its park for spend.
+ * @param {Activity | null} activity @param {boolean} [live] whether a live lease holds the slot
+ */
+export function spendView(activity, live = false) {
   if (activity === null) return h('span', { class: 'muted' }, '—');
-  return h('span', { class: 'spend' }, dollarsPerHour(activity.usdPerHour));
+  return h(
+    'span',
+    { class: 'spend' },
+    dollarsPerHour(activity.usdPerHour),
+    live && activity.leaseCost !== null
+      ? h('span', { class: 'muted' }, ` · ${leaseCostText(activity.leaseCost)}`)
+      : null,
+    live && activity.parkedForSpend !== null
+      ? h(
+          'span',
+          { class: 'badge still-running', title: 'parked for spend: the next deploy brings it back' },
+          'parked for spend',
+        )
+      : null,
+  );
 }

@@ -71,6 +71,9 @@ const readActivity = object({
   stillRunning: flag,
   figures: object({ workerRequests: amount, objectRequests: amount, alarms: amount, activeSeconds: amount }),
   buckets: list(object({ requests: amount, alarms: amount, usd: amount })),
+  // What the slot's current (or last) lease cost so far, and whether it was parked for spend.
+  leaseCost: optional(nullable(object({ usd: amount, coveredMs: amount, missingMs: amount })), null),
+  parkedForSpend: optional(nullable(object({ at: count, usdPerHour: amount })), null),
 });
 
 export const readSlot = object({

@@ -41,7 +41,7 @@ function row(slot, context) {
     h('td', { class: 'number' }, String(slot.generation)),
     h('td', {}, holderView(slot.lastHolder)),
     h('td', {}, lastHourView(slot.activity)),
-    h('td', { class: 'number' }, spendView(slot.activity)),
+    h('td', { class: 'number' }, spendView(slot.activity, slot.leaseState === 'leased' && !slot.expired)),
     h('td', {}, slotActions(slot, context)),
   );
 }

@@ -81,7 +81,7 @@ function summary(slot, context) {
     ['Last acquired', when(slot.lastAcquiredAt)],
     ['Last released', when(slot.lastReleasedAt)],
     ['Last hour', lastHourView(slot.activity, { words: true })],
-    ['$/h', spendView(slot.activity)],
+    ['$/h', spendView(slot.activity, slot.leaseState === 'leased' && !slot.expired)],
   ];
   return [factList(facts), slotActions(slot, context)];
 }
