@@ -28,14 +28,22 @@ export function paint(style: TerminalStyle, format: Format, text: string): strin
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+// Characters that show nothing, reorder the text around them, or end a line in some viewers.
+const HIDDEN = /[\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * Text from outside of several lines (a problem, an API message) without control characters, so
- * nothing it carries can move the cursor, recolour or retitle the user's terminal. Newlines stay;
- * a one-line field (a slug, a holder) goes through `visible` instead, which spells them out.
+ * nothing it carries can move the cursor, recolour or retitle the user's terminal, and with every
+ * hidden, bidi or line-separating character shown by name (⟨U+202E⟩), so it cannot reorder a line or
+ * start one of its own. Newlines stay; a one-line field (a slug, a holder) goes through `visible`.
  */
 export function clean(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, '\ufffd');
+  return text
+    .replace(CONTROL_CHARACTERS, '\ufffd')
+    .replace(
+      HIDDEN,
+      (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+    );
 }
 
 /**

@@ -26,7 +26,7 @@ import {
   spendNote,
 } from '../report/spend-text.ts';
 import * as view from '../report/view.ts';
-import { visible } from '../text/log-text.ts';
+import { quoted, visible } from '../text/log-text.ts';
 import { formatCount, plural } from '../text/words.ts';
 import { clean, holderCell, outcomeText, paint, renderTable, type TerminalStyle } from './style.ts';
 
@@ -86,7 +86,7 @@ function repairSection(report: RunReport, style: TerminalStyle): string[] {
   for (const row of broken) {
     const last = row.lastEraseFailure;
     lines.push(
-      `  ${paint(style, ['bold', 'red'], clean(row.slug))}: the erase failed ${row.eraseFailures} times in a row${last === null ? '.' : `, last in ${clean(last.step)}: ${clean(last.message)}`}`,
+      `  ${paint(style, ['bold', 'red'], clean(row.slug))}: the erase failed ${row.eraseFailures} times in a row${last === null ? '.' : `, last in ${quoted(last.step)}: ${quoted(last.message)}`}`,
     );
   }
   lines.push(

@@ -7,6 +7,7 @@ import { formatDuration, pullRequestOf } from '../report/format.ts';
 import type { DoctorFinding, DoctorRow, PoolRow, RunReport } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import type { Slot } from '../semaphore/protocol.ts';
+import { quoted } from '../text/log-text.ts';
 import { shellCommand } from '../text/shell.ts';
 import { type CommandContext, emptyPoolProblem, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
@@ -70,7 +71,8 @@ function leaseFindings(
 ): DoctorFinding[] {
   const findings: DoctorFinding[] = [];
   const last = slot.lastEraseFailure;
-  const lastFailure = last === null ? '' : `, last in ${last.step}: ${last.message}`;
+  // The semaphore keeps what the erase reported, which a pull request's code can word: a quoted field.
+  const lastFailure = last === null ? '' : `, last in ${quoted(last.step)}: ${quoted(last.message)}`;
   if (needsRepair(slot)) {
     findings.push(
       problem(

