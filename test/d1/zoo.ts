@@ -209,7 +209,8 @@ ${numbers(3, "INSERT INTO homes SELECT i, i, i + 10, 'owner ' || i FROM n")}`,
       WRANGLER_MIGRATIONS,
       ...Array.from(
         { length: 400 },
-        (_, i) => `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
+        (_, i) =>
+          `CREATE TABLE t${i} (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t${i} (v) VALUES ('${i}');`,
       ),
     ].join('\n'),
     expect: reclaimed,
