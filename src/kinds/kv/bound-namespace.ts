@@ -1,6 +1,6 @@
 // Cloudflare refuses to delete a KV namespace that a script binds (code 10052, "namespace has
-// associated scripts", docs/cloudflare.md#kv). `erase: recreate` deletes the namespace after the
-// Worker step has parked the slot's Worker, an upload that drops every binding but secrets, so the
+// associated scripts", docs/cloudflare.md#kv-routes). `erase: recreate` deletes the namespace after
+// the Worker step has parked the slot's Worker, an upload that drops every binding but secrets, so the
 // delete finds no script binding it. Without a Worker in the slot config nothing drops the binding of
 // whatever Worker the deploy binds the namespace into: the config is refused when it is loaded.
 import type * as z from '../../zod.ts';

@@ -121,7 +121,8 @@ export function kvRoutes(namespaces: KvStore, account: AccountCore): HttpHandler
     }),
     route(account, 'DELETE', `${BASE}/:ns`, (ctx) => {
       const { id } = namespace(namespaces, ctx);
-      // Cloudflare refuses to delete a namespace a script binds (docs/twin.md#kv).
+      // Cloudflare refuses to delete a namespace a script binds
+      // (docs/twin.md#fidelity-where-each-behaviour-comes-from).
       const scripts = account.scriptsBinding({ type: 'kv_namespace', idField: 'namespace_id', id });
       if (scripts.length > 0)
         throw badRequest(10052, `namespace has associated scripts: ${scripts.join(', ')}`);

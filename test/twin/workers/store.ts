@@ -197,7 +197,8 @@ export class WorkersStore {
 
   /**
    * The scripts whose bindings (of their last upload) name the store `id`: a binding of `type` whose
-   * `idField` is `id`. Older versions' bindings do not count (docs/twin.md#kv: a stand-in).
+   * `idField` is `id`. Older versions' bindings do not count (a stand-in:
+   * docs/twin.md#fidelity-where-each-behaviour-comes-from).
    */
   scriptsBinding({ type, idField, id }: { type: string; idField: string; id: string }): string[] {
     return [...this.scripts.values()]
