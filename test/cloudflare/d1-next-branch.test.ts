@@ -165,5 +165,11 @@ resources:
     expect(() => parseSlotConfig(RECREATE.replace('weur', 'mars'), 'slots.yml')).toThrow(
       /resources\.d1\[0\]\.location-hint: must be one of wnam, enam, weur, eeur, apac, oc/,
     );
+    expect(() =>
+      parseSlotConfig(
+        RECREATE.replace('erase: recreate\n      bound-by: wrangler-config', 'erase: drop'),
+        'slots.yml',
+      ),
+    ).toThrow(/resources\.d1\[0\]\.location-hint: is used only by erase: recreate/);
   });
 });

@@ -29,7 +29,16 @@ export const d1Entry = z
     binding: bindingKey,
     'location-hint': z.enum(LOCATION_HINTS).optional(),
   })
-  .superRefine(recreateNeedsBoundBy('database', 'erase: recreate with bound-by: wrangler-config'));
+  .superRefine(recreateNeedsBoundBy('database', 'erase: recreate with bound-by: wrangler-config'))
+  .superRefine((entry, ctx) => {
+    // Only a create places a database; the other modes keep it where it is.
+    if (entry['location-hint'] === undefined || entry.erase === 'recreate') return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['location-hint'],
+      message: `is used only by erase: recreate (a create places the database; erase: ${entry.erase ?? 'drop'} keeps it where it is); remove it, or write erase: recreate`,
+    });
+  });
 
 /**
  * The template of an entry. The default is `drop`: the next branch's `wrangler d1 migrations apply`
