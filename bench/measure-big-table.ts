@@ -59,8 +59,9 @@ async function sweepUntilReclaimed(stack: BenchStack, erase: 'rows' | 'recreate'
   const pool = `bench-big-table-${erase}`;
   const dir = await mkdtemp(join(tmpdir(), 'preview-gc-bench-d1-'));
   const config = join(dir, 'big-table.yml');
-  const recreate = erase === 'recreate' ? '\n      erase: recreate\n      bound-by: name' : '';
-  await writeFile(config, `pool: ${pool}\nresources:\n  d1:\n    - name: big-{slot}-db${recreate}\n`);
+  // Said in full: drop is the default, and this measures the chunked delete of rows mode.
+  const mode = erase === 'recreate' ? '\n      erase: recreate\n      bound-by: name' : '\n      erase: rows';
+  await writeFile(config, `pool: ${pool}\nresources:\n  d1:\n    - name: big-{slot}-db${mode}\n`);
   const twin = await startTwin({
     token: CLOUDFLARE_TOKEN,
     seed: { d1: [{ name: 'big-events-db', sql: SCHEMA }] },

@@ -1,5 +1,6 @@
 // The slot config's schema: a pool, a list of templates per kind of resource (each kind's part comes
 // from its module in src/kinds/), and the protections every expanded name is checked against.
+import { kvRecreateNeedsWorker } from '../kinds/kv/bound-namespace.ts';
 import { KIND_LIST, type KindKey, type KindTemplates, nameOf } from '../kinds/registry.ts';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 import * as z from '../zod.ts';
@@ -36,7 +37,8 @@ const resourcesSchema = z
   )
   .refine((resources) => Object.values(resources).some((list) => list.length > 0), {
     message: 'lists no resource to erase; write e.g. d1: [{ name: "app-{slot}-db" }] under resources',
-  });
+  })
+  .superRefine(kvRecreateNeedsWorker);
 
 export const slotConfigSchema = z.strictObject({
   pool: z.string().regex(IDENTIFIER, `must be ${IDENTIFIER_RULE}; write e.g. pool: preview-slot`),

@@ -12,7 +12,7 @@ export const boundByKey = z.enum(['wrangler-config', 'name']).optional();
 
 /** Refuses `erase: recreate` without `bound-by`: a deploy that kept the old id would bind nothing. */
 export function recreateNeedsBoundBy(noun: string, example: string) {
-  return (entry: { erase: string; 'bound-by'?: string | undefined }, ctx: z.RefinementCtx) => {
+  return (entry: { erase?: string | undefined; 'bound-by'?: string | undefined }, ctx: z.RefinementCtx) => {
     if (entry.erase !== 'recreate' || entry['bound-by'] !== undefined) return;
     ctx.addIssue({
       code: 'custom',

@@ -166,7 +166,8 @@ describe("the README's adoption steps, for an app of one's own", () => {
     expect(added.stdout).toContain('added 5 dirty (the next gc erases their data), removed 0.');
     const dryRun = await cli(['gc', '--dry-run']);
     expect(dryRun.code, show(dryRun)).toBe(0);
-    expect(dryRun.stdout).toContain('rooms-preview-1-db: would delete 9 rows in 3 tables');
+    // The default erase (drop): the next branch's migrations build its own schema.
+    expect(dryRun.stdout).toContain('rooms-preview-1-db: would drop 4 tables, d1_migrations among them');
     const swept = await cli(['gc']);
     expect(swept.code, show(swept)).toBe(0);
     expect(swept.stdout.split('\n')[0]).toBe('✔ preview-gc gc on pool rooms-preview: 5 of 5 reclaimed');
@@ -199,7 +200,7 @@ describe("the README's adoption steps, for an app of one's own", () => {
       },
       join(app, 'home'),
     );
-    // The rehearsal recorded the migrations as wrangler does, and the erase kept them: nothing to apply.
+    // The erase dropped the schema and wrangler's record of it: the branch's migrations run again, all.
     const migrated = await wrangler(
       app,
       'd1',
@@ -210,7 +211,8 @@ describe("the README's adoption steps, for an app of one's own", () => {
       '--config',
       configPath,
     );
-    expect(migrated.stdout).toContain('No migrations to apply!');
+    expect(migrated.stdout).toMatch(/0001_orgs_and_users\.sql[\s\S]*0002_rooms\.sql/);
+    expect(migrated.stdout).not.toContain('No migrations to apply!');
     await wrangler(app, 'deploy', '--config', configPath);
 
     const after = await stateOf();

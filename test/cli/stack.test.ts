@@ -122,7 +122,10 @@ describe('npm run stack', () => {
       const swept = await runCli(['gc', '--config', path, '--requests-per-second', '50'], env);
       expect(swept.code, show(swept)).toBe(0);
       expect(swept.stdout.split('\n')[0]).toBe('✔ preview-gc gc on pool shop-preview: 2 of 2 reclaimed');
-      expect(swept.stdout).toContain('shop-preview-1-db: deleted 20 rows in 1 table');
+      // A config without erase: drop, the default, and the summary says what that means.
+      expect(swept.stdout).toContain(
+        'shop-preview-1-db: dropped 2 tables, d1_migrations among them (erase: drop is the default',
+      );
       // Each role has its own token; the read role's only looks.
       expect(printed).toContain(
         "# other roles: SEMAPHORE_TOKEN='dev-gc-token' signs in as gc, SEMAPHORE_TOKEN='dev-read-token' as read",

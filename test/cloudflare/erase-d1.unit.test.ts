@@ -29,7 +29,9 @@ ${numbers(7, "INSERT INTO search_history (q) SELECT 'salary ' || i FROM n")}`,
     const { result, step } = await eraseDatabase(env, 'p1');
 
     expect(result.status).toBe('complete');
-    expect(step.summary).toBe('deleted 20 rows in 3 tables, emptied 1 FTS5 index');
+    expect(step.summary).toBe(
+      'deleted 20 rows in 3 tables, emptied 1 FTS5 index; kept the schema (4 tables)',
+    );
     expect(rowsOf(env, name, 'SELECT count(*) AS n FROM docs_meta')).toEqual([{ n: 0 }]);
     expect(rowsOf(env, name, 'SELECT count(*) AS n FROM search_history')).toEqual([{ n: 0 }]);
     expect(oracle(env.twin.d1, name)).toEqual([]);
@@ -54,7 +56,7 @@ INSERT INTO notes_index (rowid, body) SELECT id, body FROM notes;`,
     const { result, step } = await eraseDatabase(env, 'p2');
 
     expect(result.status).toBe('complete');
-    expect(step.summary).toBe('deleted 30 rows in 1 table, emptied 1 FTS5 index');
+    expect(step.summary).toBe('deleted 30 rows in 1 table, emptied 1 FTS5 index; kept the schema (2 tables)');
     expect(rowsOf(env, name, "SELECT rowid FROM notes_index WHERE notes_index MATCH 'private'")).toEqual([]);
     expect(oracle(env.twin.d1, name)).toEqual([]);
   });
@@ -94,7 +96,7 @@ ${numbers(25, 'INSERT INTO orders SELECT i, i FROM n')}`,
     const { result, step } = await eraseDatabase(env, 'p4');
 
     expect(result.status).toBe('complete');
-    expect(step.summary).toBe('deleted 25 rows in 1 table');
+    expect(step.summary).toBe('deleted 25 rows in 1 table; kept the schema (2 tables, 1 trigger)');
     expect(rowsOf(env, name, 'SELECT count(*) AS n FROM audit_log')).toEqual([{ n: 0 }]);
     // The schema stays: the next tenant's deletes are audited too.
     expect(rowsOf(env, name, "SELECT name FROM sqlite_schema WHERE type = 'trigger'")).toEqual([
@@ -114,7 +116,7 @@ INSERT INTO jobs (state) VALUES ('queued');`,
     const { result, step } = await eraseDatabase(env, 'p4b');
 
     expect(result.status).toBe('complete');
-    expect(step.summary).toBe('deleted 1 row in 1 table');
+    expect(step.summary).toBe('deleted 1 row in 1 table; kept the schema (1 table, 1 trigger)');
     expect(oracle(env.twin.d1, name)).toEqual([]);
     expect(rowsOf(env, name, "SELECT name FROM sqlite_schema WHERE type = 'trigger'")).toEqual([
       { name: 'jobs_requeue' },
@@ -145,7 +147,7 @@ ${numbers(200_000, "INSERT INTO events SELECT i, 'k' || (i % 13), i FROM n")}`,
 
     const second = await eraseDatabase(env, 'p5');
     expect(second.result.status).toBe('complete');
-    expect(second.step.summary).toBe('deleted 100,000 rows in 1 table');
+    expect(second.step.summary).toBe('deleted 100,000 rows in 1 table; kept the schema (1 table)');
     expect(oracle(env.twin.d1, name)).toEqual([]);
     // No request was refused on the way: each statement and each request stayed within the limits.
     expect(refusedFirst).toEqual([]);
@@ -169,7 +171,7 @@ ANALYZE;`,
 
     expect(result.status).toBe('complete');
     expect(step.summary).toBe(
-      "deleted 100,000 rows in 1 table, emptied SQLite's sqlite_sequence and sqlite_stat1",
+      "deleted 100,000 rows in 1 table, emptied SQLite's sqlite_sequence and sqlite_stat1; kept the schema (1 table) and d1_migrations",
     );
     // 50,000 rows a request: two requests, the counters and statistics in the first.
     expect(step.details).toMatchObject({ writeRequests: 2 });

@@ -58,7 +58,12 @@ describe('erasing the demo slot shape', () => {
     expect(result.status).toBe('complete');
     expect(result.steps.map((step) => [step.kind, step.resource, step.status, step.summary])).toEqual([
       ['compute', 'app-preview-1', 'done', 'parked; tombstoned Agent, Room; kept Sandbox (container)'],
-      ['d1', 'app-preview-1-db', 'done', "deleted 210 rows in 5 tables, emptied SQLite's sqlite_sequence"],
+      [
+        'd1',
+        'app-preview-1-db',
+        'done',
+        "deleted 210 rows in 5 tables, emptied SQLite's sqlite_sequence; kept the schema (5 tables, 1 view) and d1_migrations",
+      ],
       ['kv', 'app-preview-1-cache', 'done', 'deleted 25,000 keys'],
       [
         'r2',
@@ -187,7 +192,10 @@ describe('dry run', () => {
     expect(result.status).toBe('complete');
     expect(result.steps.map((step) => [step.status, step.summary])).toEqual([
       ['would-change', 'would park the Worker; tombstone Agent, Room; keep Sandbox (container)'],
-      ['would-change', "would delete 210 rows in 5 tables and empty SQLite's sqlite_sequence"],
+      [
+        'would-change',
+        "would delete 210 rows in 5 tables and empty SQLite's sqlite_sequence; would keep the schema (5 tables, 1 view) and d1_migrations",
+      ],
       ['would-change', 'would delete 1,500 keys'],
       ['would-change', 'would add rule expire-preview-files (objects expire after 3h); kept 1 other rule'],
       [

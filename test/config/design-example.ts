@@ -6,7 +6,7 @@ resources:                    # {slot} = slug, {n} = the number in the slug
       durable-objects: park   # park (tombstone every DO class) | keep
   d1:
     - name: app-{slot}-db
-      erase: rows             # rows: delete every row, keep schema and d1_migrations | drop
+      erase: rows             # rows: delete every row, keep schema and d1_migrations | drop (the default)
   kv:
     - title: app-{slot}-cache
   r2:

@@ -47,7 +47,7 @@ describe('parseSlotConfig', () => {
     expect(config.protect).toEqual(['*-prd*', '*-prod*', '*-production*']);
   });
 
-  it('fills defaults: park, rows, no prefix, the default jurisdiction and the protected words', () => {
+  it('fills defaults: park, drop, no prefix, the default jurisdiction and the protected words', () => {
     const config = parseSlotConfig(
       `pool: p1
 resources:
@@ -58,7 +58,7 @@ resources:
       FILE,
     );
     expect(config.resources.workers[0]?.durableObjects).toBe('park');
-    expect(config.resources.d1[0]?.erase).toBe('rows');
+    expect(config.resources.d1[0]).toEqual({ name: 'd-{n}', erase: 'drop', eraseDefaulted: true });
     expect(config.resources.r2[0]).toEqual({
       bucket: 'b-{slot}',
       jurisdiction: 'eu',
@@ -114,7 +114,7 @@ resources:
     const value = refusal(DESIGN_EXAMPLE.replace('erase: rows', 'erase: row'));
     expect(value.problems[0]).toMatchObject({ path: 'resources.d1[0].erase', line: 8 });
     expect(value.problems[0]?.message).toBe(
-      'must be one of rows, drop, recreate, got string "row" (did you mean \'rows\'?); write e.g. erase: rows',
+      'must be one of rows, drop, recreate, got string "row" (did you mean \'rows\'?); write e.g. erase: drop',
     );
   });
 
@@ -151,7 +151,7 @@ resources:
       line: 3,
       column: 7,
       message:
-        'must be a list, got string "app-{slot}-db"; write e.g. d1: [{ name: "app-{slot}-db", erase: rows }]',
+        'must be a list, got string "app-{slot}-db"; write e.g. d1: [{ name: "app-{slot}-db", erase: drop }]',
     });
     expect(refusal('pool: p\nresources: {}\n').problems[0]?.message).toMatch(/lists no resource to erase/);
   });

@@ -93,7 +93,7 @@ INSERT INTO "Ä" (v) VALUES ('upper'), ('upper'); INSERT INTO "é" (v) VALUES ('
     );
 
     const configPath = join(dir, 'wz.yml');
-    await writeFile(configPath, 'pool: wz\nresources:\n  d1:\n    - name: wz-{slot}-db\n');
+    await writeFile(configPath, 'pool: wz\nresources:\n  d1:\n    - name: wz-{slot}-db\n      erase: rows\n');
     const run = await runAction({
       command: 'gc',
       config: configPath,

@@ -56,7 +56,10 @@ let dir: string;
 
 async function configFile(pool: string): Promise<string> {
   const path = join(dir, `${pool}.yml`);
-  await writeFile(path, `pool: ${pool}\nresources:\n  d1:\n    - name: ${pool}-{slot}-db\n`);
+  await writeFile(
+    path,
+    `pool: ${pool}\nresources:\n  d1:\n    - name: ${pool}-{slot}-db\n      erase: rows\n`,
+  );
   return path;
 }
 

@@ -40,7 +40,9 @@ export function tenantData(config: SlotConfig, slug: string, marker: string): Tw
   return {
     d1: listOf(names.d1).map((name) => ({
       name,
-      sql: `INSERT INTO notes (body) VALUES ('${marker}-1'), ('${marker}-2');`,
+      // The tenant's deploy makes its table again where an erase (drop, the default) dropped it.
+      sql: `CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+INSERT INTO notes (body) VALUES ('${marker}-1'), ('${marker}-2');`,
     })),
     kv: listOf(names.kv).map((title) => ({ title, keys: { [`${marker}:a`]: 'x', [`${marker}:b`]: 'y' } })),
     workers: listOf(names.worker).map((name) => ({

@@ -44,6 +44,11 @@ export class AccountCore {
   /** Every token the twin knows, by value; unknown tokens are refused. */
   readonly tokens = new Map<string, TwinToken>();
   private log: TwinRequestRecord[] = [];
+  /**
+   * The scripts whose bindings name a store, asked by a kind before it deletes one (KV: code 10052).
+   * The Workers kind answers it (its routes register the answer); without Workers, nothing binds.
+   */
+  scriptsBinding: (binding: { type: string; idField: string; id: string }) => string[] = () => [];
 
   constructor(options: AccountCoreOptions = {}) {
     this.accountId = options.accountId ?? '023e105f4ecef8ad9ca31a8372d0c353';

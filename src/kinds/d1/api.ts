@@ -1,5 +1,5 @@
 // The D1 calls preview-gc makes: list the databases, run statements in one request.
-import { BaseDatabase } from 'cloudflare/resources/d1/database/database';
+import { BaseDatabase, type DatabaseCreateParams } from 'cloudflare/resources/d1/database/database';
 import type { CloudflareApi } from '../../cloudflare/client.ts';
 import * as z from '../../zod.ts';
 
@@ -54,12 +54,44 @@ export async function queryD1(
   return result.map((entry) => ({ results: entry.results ?? [], changes: entry.meta?.changes ?? 0 }));
 }
 
+/** What a database was created with that Cloudflare reports back (the SDK's `D1` type). */
+export interface D1Settings {
+  /** null: none. A string the SDK does not know is passed on as read, for the caller to judge. */
+  jurisdiction: string | null;
+  /** undefined: not reported. */
+  readReplication: string | undefined;
+}
+
+/** Reads a database's jurisdiction and read replication mode. */
+export async function getD1Settings(api: CloudflareApi, databaseId: string): Promise<D1Settings> {
+  const { result } = await api.send(
+    'd1.get',
+    (options) =>
+      api.sdk(RESOURCES).d1.database.get(databaseId, { account_id: api.accountId }, options).asResponse(),
+    z.looseObject({
+      jurisdiction: z.string().nullish(),
+      read_replication: z.looseObject({ mode: z.string() }).nullish(),
+    }),
+  );
+  return { jurisdiction: result.jurisdiction ?? null, readReplication: result.read_replication?.mode };
+}
+
+/** What a create may set beyond the name (the SDK's DatabaseCreateParams). */
+export type D1CreateSettings = Omit<DatabaseCreateParams, 'account_id' | 'name'>;
+
 /** Creates a database; its uuid. */
-export async function createD1Database(api: CloudflareApi, name: string): Promise<string> {
+export async function createD1Database(
+  api: CloudflareApi,
+  name: string,
+  settings: D1CreateSettings = {},
+): Promise<string> {
   const { result } = await api.send(
     'd1.create',
     (options) =>
-      api.sdk(RESOURCES).d1.database.create({ account_id: api.accountId, name }, options).asResponse(),
+      api
+        .sdk(RESOURCES)
+        .d1.database.create({ account_id: api.accountId, name, ...settings }, options)
+        .asResponse(),
     z.looseObject({ uuid: z.string() }),
   );
   return result.uuid;

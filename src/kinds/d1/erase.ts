@@ -1,11 +1,12 @@
 // Step 2: empty the slot's D1 database (docs/design.md#erasing-a-slot, docs/cloudflare.md#d1).
 //
 // The first request reads the schema: `sqlite_schema` and `PRAGMA table_list` (schema.ts).
-// rows (the default): every table's rows are deleted, the schema kept, `d1_migrations` kept with it
-//   (wipe.ts: chunks, rounds, triggers, FTS5 indexes through their own commands).
-// drop: triggers, views and tables (`d1_migrations` included) are dropped in one request, one
-//   transaction: all or nothing, children first where foreign keys say so (read in a request before
-//   it, only when some table declares one).
+// drop (the default): triggers, views and tables (`d1_migrations` included) are dropped in one
+//   request, one transaction: all or nothing, children first where foreign keys say so (read in a
+//   request before it, only when some table declares one). The next branch's `wrangler d1
+//   migrations apply` builds its own schema and inserts its own reference rows.
+// rows: every table's rows are deleted, the schema kept, `d1_migrations` kept with it (wipe.ts:
+//   chunks, rounds, triggers, FTS5 indexes through their own commands).
 // The inventory's reads ride along (send.ts); operations.ts takes what they found.
 import { plural } from '../../text/words.ts';
 import type { EraseContext, StepOutcome } from '../step.ts';
@@ -93,6 +94,37 @@ export async function eraseD1(
 ): Promise<StepOutcome<D1Details>> {
   const send = senderFor(context, databaseId, context.dryRun ? undefined : passenger);
   const schema = readSchema(await send(SCHEMA_READS, { writes: false, mayBeLast: true }));
-  if (database.erase === 'drop') return dropSchema(context, send, schema);
-  return new RowsWipe(context, send, schema).run();
+  if (database.erase === 'drop') return noteDefault(database, await dropSchema(context, send, schema));
+  return noteKept(schema, await new RowsWipe(context, send, schema).run());
+}
+
+/** What rows mode kept, said after what it deleted: the next tenant finds this schema. */
+function noteKept(schema: D1Schema, outcome: StepOutcome<D1Details>): StepOutcome<D1Details> {
+  if (outcome.status !== 'done' && outcome.status !== 'would-change') return outcome;
+  const { migrationsTable } = schema;
+  const tables = schema.tables.filter((table) => table.name !== migrationsTable).length;
+  const kept = [
+    plural(tables, 'table'),
+    ...(schema.views.length > 0 ? [plural(schema.views.length, 'view')] : []),
+    ...(schema.triggers.length > 0 ? [plural(schema.triggers.length, 'trigger')] : []),
+  ].join(', ');
+  const keeps = outcome.status === 'done' ? 'kept' : 'would keep';
+  const migrations = migrationsTable === undefined ? '' : ` and ${migrationsTable}`;
+  return { ...outcome, summary: `${outcome.summary}; ${keeps} the schema (${kept})${migrations}` };
+}
+
+const MIGRATIONS_TABLE = /^table d1_migrations$/i;
+
+/**
+ * A slot config that does not say `erase` got `rows` before drop became the default: an erase that
+ * drops wrangler's `d1_migrations` says what it does differently, and how to keep the old way.
+ * Nothing between runs says which erase is the first after an upgrade, so every such erase says it.
+ */
+function noteDefault(database: SlotD1, outcome: StepOutcome<D1Details>): StepOutcome<D1Details> {
+  if (!database.eraseDefaulted || !outcome.details?.dropped.some((object) => MIGRATIONS_TABLE.test(object)))
+    return outcome;
+  return {
+    ...outcome,
+    summary: `${outcome.summary}, d1_migrations among them (erase: drop is the default: the next deploy's migrations apply runs every migration; erase: rows keeps the schema and d1_migrations)`,
+  };
 }

@@ -1,7 +1,7 @@
-// D1 databases: the erase deletes every row (erase: rows, the default) or drops every table
-// (erase: drop) of the slot's database, keeping the database and its id.
+// D1 databases: the erase drops every table (erase: drop, the default) or deletes every row
+// (erase: rows) of the slot's database, keeping the database and its id, or recreates it.
 import { defineKind } from '../kind.ts';
-import { type D1Template, d1Entry } from './config.ts';
+import { d1Entry, d1Template } from './config.ts';
 import { d1Wrangler } from './wrangler.ts';
 
 export const d1 = defineKind({
@@ -11,13 +11,14 @@ export const d1 = defineKind({
   noun: 'D1 database',
   entry: d1Entry,
   examples: {
-    '': 'd1: [{ name: "app-{slot}-db", erase: rows }]',
+    '': 'd1: [{ name: "app-{slot}-db", erase: drop }]',
     '[]': '- name: app-{slot}-db',
     '[].name': 'name: app-{slot}-db',
-    '[].erase': 'erase: rows',
+    '[].erase': 'erase: drop',
+    '[].location-hint': 'location-hint: weur',
     '[].bound-by': 'bound-by: wrangler-config',
   },
-  template: (entry): D1Template => entry,
+  template: d1Template,
   provisionUse: "creates a slot's missing database",
   permission: {
     resources: 'D1 databases',

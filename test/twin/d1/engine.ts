@@ -102,6 +102,10 @@ export class D1Database {
   readonly uuid: string;
   readonly name: string;
   readonly createdAt: string;
+  /** Where Cloudflare keeps the database's data, fixed at create (null: no jurisdiction). */
+  jurisdiction: string | null = null;
+  /** Its read replication mode ('disabled' unless created or updated with 'auto'). */
+  readReplication: 'auto' | 'disabled' = 'disabled';
   private readonly db: DatabaseSync;
   /** True while a request's statements are prepared and run: the authorizer then applies D1's rules. */
   private userMode = false;

@@ -7,11 +7,22 @@ export const d1SeedSchema = z.strictObject({
   name: z.string().min(1),
   /** Run once at seed time, several `;`-separated statements allowed (triggers too). */
   sql: z.string().optional(),
+  /**
+   * Its jurisdiction. Any string, so a test can stand in for one Cloudflare may add (the SDK knows
+   * eu, fedramp and us); the create route takes only those.
+   */
+  jurisdiction: z.string().optional(),
+  readReplication: z.enum(['auto', 'disabled']).optional(),
 });
 export type D1Seed = z.infer<typeof d1SeedSchema>;
 
 export function seedD1(databases: D1Store, entry: D1Seed): void {
-  const db = databases.find(entry.name) ?? databases.create(entry.name);
+  const db =
+    databases.find(entry.name) ??
+    databases.create(entry.name, {
+      jurisdiction: entry.jurisdiction,
+      readReplication: entry.readReplication,
+    });
   if (entry.sql) db.seed(entry.sql);
 }
 

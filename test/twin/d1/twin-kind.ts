@@ -11,7 +11,13 @@ export const d1Kind = defineTwinKind({
   seed: seedD1,
   routes: d1Routes,
   state: (databases) => ({
-    d1: [...databases.values()].map((db) => ({ uuid: db.uuid, name: db.name, objects: db.describe() })),
+    d1: [...databases.values()].map((db) => ({
+      uuid: db.uuid,
+      name: db.name,
+      jurisdiction: db.jurisdiction,
+      readReplication: db.readReplication,
+      objects: db.describe(),
+    })),
   }),
   seedFor: d1SeedFor,
 });

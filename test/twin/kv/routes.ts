@@ -120,7 +120,13 @@ export function kvRoutes(namespaces: KvStore, account: AccountCore): HttpHandler
       return ok<Namespace>(view(ns));
     }),
     route(account, 'DELETE', `${BASE}/:ns`, (ctx) => {
-      namespaces.delete(namespace(namespaces, ctx).id);
+      const { id } = namespace(namespaces, ctx);
+      // Cloudflare refuses to delete a namespace a script binds
+      // (docs/twin.md#fidelity-where-each-behaviour-comes-from).
+      const scripts = account.scriptsBinding({ type: 'kv_namespace', idField: 'namespace_id', id });
+      if (scripts.length > 0)
+        throw badRequest(10052, `namespace has associated scripts: ${scripts.join(', ')}`);
+      namespaces.delete(id);
       return ok<Cloudflare.KV.Namespaces.NamespaceDeleteResponse | null>(null);
     }),
     route(account, 'GET', `${BASE}/:ns/keys`, (ctx) => {

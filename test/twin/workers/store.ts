@@ -195,6 +195,17 @@ export class WorkersStore {
   /** The account's workers.dev subdomain. */
   readonly subdomain = 'preview-gc-twin';
 
+  /**
+   * The scripts whose bindings (of their last upload) name the store `id`: a binding of `type` whose
+   * `idField` is `id`. Older versions' bindings do not count (a stand-in:
+   * docs/twin.md#fidelity-where-each-behaviour-comes-from).
+   */
+  scriptsBinding({ type, idField, id }: { type: string; idField: string; id: string }): string[] {
+    return [...this.scripts.values()]
+      .filter((script) => script.bindings.some((b) => b.type === type && b[idField] === id))
+      .map((script) => script.name);
+  }
+
   /** Bindings other scripts hold to `className` of `scriptName`. */
   externalBindings(scriptName: string, className: string): { script: string; binding: string }[] {
     const found: { script: string; binding: string }[] = [];

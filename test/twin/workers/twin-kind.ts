@@ -1,6 +1,7 @@
 // The Workers kind of the twin: scripts and their Durable Object classes, their versions,
 // deployments, workers.dev switches and Worker Previews, the DO namespaces (previews' included) and
 // container applications, with everything `wrangler deploy`, `versions` and `preview` call.
+import type { AccountCore } from '../account-core.ts';
 import { defineTwinKind } from '../twin-kind.ts';
 import { deployRoutes } from './deploy-routes.ts';
 import { containerRoutes, durableObjectRoutes } from './durable-object-routes.ts';
@@ -86,7 +87,16 @@ export const workersKind = defineTwinKind({
   seedSchema: workerSeedSchema,
   createStore: () => new WorkersStore(),
   seed: seedWorker,
-  routes: (workers, account) => [
+  routes: (workers, account) => {
+    account.scriptsBinding = (binding) => workers.scriptsBinding(binding);
+    return routes(workers, account);
+  },
+  state: stateOf,
+  seedFor: workerSeedFor,
+});
+
+function routes(workers: WorkersStore, account: AccountCore) {
+  return [
     ...workersRoutes(workers, account),
     ...deployRoutes(workers, account),
     ...versionRoutes(workers, account),
@@ -94,7 +104,5 @@ export const workersKind = defineTwinKind({
     ...previewRoutes(workers, account),
     ...durableObjectRoutes(workers, account),
     ...containerRoutes(workers, account),
-  ],
-  state: stateOf,
-  seedFor: workerSeedFor,
-});
+  ];
+}
