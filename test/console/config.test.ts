@@ -38,13 +38,13 @@ describe('GET /api/console/config', () => {
 });
 
 describe('the page', () => {
-  it('keeps its own JavaScript and CSS under 58 KB, with no framework', async () => {
+  it('keeps its own JavaScript and CSS under 60 KB, with no framework', async () => {
     const files = (await readdir(PUBLIC, { recursive: true })).filter((file) => /\.(?:js|css)$/.test(file));
     const sources = await Promise.all(files.map((file) => readFile(join(PUBLIC, file), 'utf8')));
     const bytes = sources.reduce((sum, source) => sum + Buffer.byteLength(source), 0);
     // 47 KB before the roles (3.2 KB: the role, boxed holders, the conditional Remove) and the spend
     // chart (about 6 KB: js/activity.js and its styles); 56,557 bytes with both.
-    expect(bytes).toBeLessThan(58_000);
+    expect(bytes).toBeLessThan(60_000);
     // Every import is one of the page's own modules.
     for (const source of sources) {
       for (const [, target] of source.matchAll(/^import .* from '([^']+)';$/gm))

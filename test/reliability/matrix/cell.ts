@@ -377,11 +377,22 @@ interface LiveSnapshot {
   contents: SlotContents;
 }
 
-/** The record is unchanged (`updatedAt` moves with every change), and so are its resources. */
+/** A slot's record but gc's spend record of it (`activity`: what the hour cost, the lease's cost so far). */
+const leaseRecordOf = (slot: Slot | undefined) => {
+  if (slot === undefined) return undefined;
+  const { activity: _spendRecord, ...record } = slot;
+  return record;
+};
+
+/**
+ * The record is unchanged (`updatedAt` moves with every change), and so are its resources. gc's
+ * spend read writes the live lease's hour to its activity record (its cost so far), which changes
+ * neither the lease nor the slot: that write is the one call that may name the live slot.
+ */
 function checkLiveSlotUntouched(cell: Cell, live: string, before: LiveSnapshot, now: Slot | undefined): void {
   check(
     cell,
-    JSON.stringify(now) === JSON.stringify(before.slot),
+    JSON.stringify(leaseRecordOf(now)) === JSON.stringify(leaseRecordOf(before.slot)),
     `the live slot ${live} changed: ${describeSlot(now)}`,
   );
   check(
@@ -396,7 +407,10 @@ function checkLiveSlotUntouched(cell: Cell, live: string, before: LiveSnapshot, 
     `the live slot's data changed: ${JSON.stringify(contents)}`,
   );
   const mentions = cell.proxy.requests.filter(
-    (request) => request.method === 'POST' && request.body.includes(`"${live}"`),
+    (request) =>
+      request.method === 'POST' &&
+      request.path !== '/api/resources/activity' &&
+      request.body.includes(`"${live}"`),
   );
   check(
     cell,
@@ -430,11 +444,14 @@ async function heal(cell: Cell): Promise<void> {
   }
   if (quiet) {
     const calls = [sweep.report?.semaphoreRequests, sweep.report?.cloudflare?.requests];
-    // The listing, and the spend read when the slots have Workers to read (docs/design.md, invariant 6).
+    // The listing, and at most the spend read when the slots have Workers to read (docs/design.md,
+    // invariant 6), whose record of each live lease's hour is one more semaphore call while a lease is
+    // live (a read that failed, or one the last run's record makes needless, is not made).
     const reads = cell.config.resources.workers.length > 0 ? 1 : 0;
+    const liveLease = [...beforeSweep.slots.values()].some((slot) => slot.leaseState === 'leased');
     check(
       cell,
-      calls[0] === 1 && calls[1] === reads,
+      (calls[0] ?? 0) >= 1 && (calls[0] ?? 0) <= 1 + (liveLease ? 1 : 0) && (calls[1] ?? 0) <= reads,
       `a sweep with nothing to do made ${calls.join(' + ')} calls`,
     );
   }

@@ -70,6 +70,8 @@ export const SEMAPHORE_ROUTES = [
   'POST /api/resources/acquire-specific',
   'POST /api/resources/renew',
   'POST /api/resources/release',
+  // gc's record of each slot's hour and each live lease's cost: a fault there must not stop a reclaim.
+  'POST /api/resources/activity',
 ] as const;
 export type SemaphoreRoute = (typeof SEMAPHORE_ROUTES)[number];
 
