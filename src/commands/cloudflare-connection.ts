@@ -7,6 +7,7 @@ import { CloudflareApi } from '../cloudflare/client.ts';
 import { checkCredentials } from '../cloudflare/credentials.ts';
 import type { Pacer } from '../cloudflare/pacer.ts';
 import { NameResolver } from '../cloudflare/resolver.ts';
+import { createBindingGuard } from '../erase/binding-guard.ts';
 import { eraseSlot } from '../erase/erase-slot.ts';
 import type { InventoryContext } from '../kinds/inventory.ts';
 import type { KindOperations, Origin } from '../kinds/kind.ts';
@@ -111,6 +112,8 @@ export function connect(options: CloudflareOptions, pacer: Pacer) {
     api,
     resolver,
     eraseSlot,
+    /** The run's one binding guard: every other Worker's bindings read at most once a run. */
+    guard: createBindingGuard(api, resolver),
     /** The run's credential check: the token, and one listing per kind `templates` names. */
     checkCredentials: (templates: KindTemplates) =>
       checkCredentials(api, credentialProbes(resolver, templates)),

@@ -200,11 +200,12 @@ export function createCloudflareEraser(
       return sharedNames(pool).get(slug)?.join('\n') ?? null;
     },
     async erase({ slug, fence, fenceWithinStep, dryRun, incoming }) {
-      const { api, resolver, eraseSlot } = await connection();
+      const { api, resolver, eraseSlot, guard } = await connection();
       const erase = () =>
         eraseSlot({
           api,
           resolver,
+          guard,
           resources: resourcesForSlot(config, slug),
           fence,
           dryRun,

@@ -26,6 +26,7 @@ import {
   type StepFailureReason,
   type StepOutcome,
 } from '../kinds/step.ts';
+import type { BindingGuard, OutsideBinding } from './binding-guard.ts';
 
 export type EraseStatus =
   /** Every step done or already clean: the slot may be released clean. */
@@ -86,6 +87,8 @@ export interface EraseSlotOptions {
   only?: readonly StepKind[];
   /** The deploy the slot is erased for (acquire); undefined for gc: every container class is kept. */
   incoming?: IncomingDeploy | undefined;
+  /** The run's binding guard: a store another Worker binds is not erased (binding-guard.ts). */
+  guard?: BindingGuard | undefined;
 }
 
 interface PlannedStep {
@@ -102,7 +105,8 @@ interface PlannedStep {
 }
 
 /** One step per resource of the slot, kind by kind in the registry's order. */
-function planSteps(resources: KindResources): PlannedStep[] {
+function planSteps(resources: KindResources, guard: BindingGuard | undefined): PlannedStep[] {
+  const ownWorkers = new Set(resources.workers.map((worker) => worker.name));
   return eachResource(resources).map(({ kind, resource }) => {
     const operations = operationsOf(kind);
     const name = nameOf(kind, resource);
@@ -115,8 +119,15 @@ function planSteps(resources: KindResources): PlannedStep[] {
     return {
       kind: kind.step,
       resource: name,
-      run: async (context: EraseContext) =>
-        operations.erase(context, resource, await found(context.resolver)),
+      run: async (context: EraseContext) => {
+        const what = await found(context.resolver);
+        const { bindsIt } = operations;
+        if (guard !== undefined && bindsIt !== undefined) {
+          const outside = await guard.boundOutside(ownWorkers, (binding) => bindsIt(binding, resource, what));
+          if (outside !== undefined) throw boundOutsideError(describeResource(kind, resource), outside);
+        }
+        return operations.erase(context, resource, what);
+      },
       inventory:
         inventory === undefined
           ? undefined
@@ -125,6 +136,14 @@ function planSteps(resources: KindResources): PlannedStep[] {
       doneBefore: (details: StepDetails) => operations.doneBefore?.(details),
     };
   });
+}
+
+/** A store a Worker outside the slot binds: refused, so the slot stays dirty and flagged. */
+function boundOutsideError(what: string, outside: OutsideBinding): StepError {
+  return new StepError(
+    'refused',
+    `not erased: the Worker '${outside.worker}', which is not this slot's, binds ${what} (binding ${outside.binding}); it may be production's store. Fix: change the slot config's template so no slot names a store another Worker uses, or remove the binding from '${outside.worker}'`,
+  );
 }
 
 function failureOf(error: unknown): {
@@ -212,7 +231,7 @@ async function runStep(
 }
 
 export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult> {
-  const { api, resolver, resources, fence, dryRun, signal, only, incoming } = options;
+  const { api, resolver, resources, fence, dryRun, signal, only, incoming, guard } = options;
   const context: EraseContext = { api, resolver, dryRun, ...(incoming === undefined ? {} : { incoming }) };
   const startRequests = api.pacer.requestsSoFar();
   const steps: StepResult[] = [];
@@ -221,7 +240,7 @@ export async function eraseSlot(options: EraseSlotOptions): Promise<EraseResult>
   let stopped: EraseStatus | undefined;
   let leftOut = false;
 
-  const planned = planSteps(resources);
+  const planned = planSteps(resources, guard);
   for (const step of planned) {
     const base = { kind: step.kind, resource: step.resource, details: null, requests: 0 };
     if (only !== undefined && !only.includes(step.kind)) {

@@ -104,6 +104,12 @@ export interface KindOperations<
    */
   idOf?(resource: Template & Origin, found: Found): string;
   /**
+   * Whether a Worker's binding, as the Worker's settings answer it, names this resource. The binding
+   * guard never erases a store that a Worker other than the slot's own binds (it may be production's).
+   * Absent for a kind no Worker binds as a store (Workers).
+   */
+  bindsIt?(binding: WorkerBinding, resource: Template & Origin, found: Found): boolean;
+  /**
    * Erases what the slot's resource holds; with `context.dryRun` it reads and says what it would do.
    * The step's summary is the line the job summary and the terminal show.
    */
@@ -133,6 +139,9 @@ export interface KindOperations<
     handover: Handover | undefined,
   ): Promise<Inventory>;
 }
+
+/** A binding of a Worker's settings: its `type`, its `name` and the fields of its kind, as the API answers them. */
+export type WorkerBinding = { type: string } & Record<string, unknown>;
 
 /** A kind, its types kept, checked against ResourceKind. */
 export function defineKind<

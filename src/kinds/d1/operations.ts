@@ -22,6 +22,9 @@ export const d1Operations = defineOperations<D1Template>()({
   find: async (resolver, database) =>
     (await databases(resolver)).find((candidate) => candidate.name === database.name)?.uuid,
   idOf: (_database, uuid) => uuid,
+  // The settings answer a D1 binding's database as `database_id` (the SDK's type) or `id` (what a deploy sends).
+  bindsIt: (binding, _database, uuid) =>
+    binding.type === 'd1' && (binding.database_id === uuid || binding.id === uuid),
   create: async (context, database) => {
     await createD1Database(context.api, database.name);
   },

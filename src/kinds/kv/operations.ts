@@ -19,6 +19,8 @@ export const kvOperations = defineOperations<KvTemplate>()({
   find: async (resolver, namespace) =>
     (await namespaces(resolver)).find((candidate) => candidate.title === namespace.title)?.id,
   idOf: (_namespace, namespaceId) => namespaceId,
+  bindsIt: (binding, _namespace, namespaceId) =>
+    binding.type === 'kv_namespace' && binding.namespace_id === namespaceId,
   create: async (context, namespace) => {
     await createKvNamespace(context.api, namespace.title);
   },

@@ -14,6 +14,7 @@ export const queuesOperations = defineOperations<QueueTemplate>()({
   find: async (resolver, queue) =>
     (await queueList(resolver)).find((candidate) => candidate.queue_name === queue.name)?.queue_id,
   idOf: (_queue, queueId) => queueId,
+  bindsIt: (binding, queue) => binding.type === 'queue' && binding.queue_name === queue.name,
   create: (context, queue) => createQueue(context.api, queue.name),
   erase: (context, _queue, queueId) => eraseQueue(context, queueId),
   inventory: (context, _queue, queueId) => queueInventory(context, queueId),

@@ -17,6 +17,8 @@ export const r2Operations = defineOperations<R2Template>()({
   },
   find: async (resolver, bucket) =>
     (await bucketNames(resolver, bucket.jurisdiction)).includes(bucket.bucket) ? true : undefined,
+  // By name, whatever the binding's jurisdiction: a bucket of the same name elsewhere is guarded too.
+  bindsIt: (binding, bucket) => binding.type === 'r2_bucket' && binding.bucket_name === bucket.bucket,
   /** The bucket, then its managed lifecycle rule, as the erase puts it in place. */
   create: async (context, bucket) => {
     await createR2Bucket(context.api, bucket.bucket, bucket.jurisdiction);

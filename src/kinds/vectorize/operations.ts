@@ -16,6 +16,7 @@ export const vectorizeOperations = defineOperations<VectorizeTemplate>()({
   find: async (resolver, index) => ((await indexNames(resolver)).includes(index.name) ? true : undefined),
   /** An index is addressed by its name, which is its id. */
   idOf: (index) => index.name,
+  bindsIt: (binding, index) => binding.type === 'vectorize' && binding.index_name === index.name,
   create: (context, index) => {
     const { dimensions, metric } = index;
     if (dimensions === undefined || metric === undefined)
