@@ -96,7 +96,9 @@ async function wranglerConfigFor(
 ): Promise<SlotWranglerConfig | undefined> {
   if (settings.command !== 'acquire' || config === null) return undefined;
   const { deployWranglerConfig } = await import('./config/wrangler/deploy-config.ts');
-  return deployWranglerConfig(settings.wranglerConfig, config, place.describeInput('wrangler-config'));
+  return deployWranglerConfig(settings.wranglerConfig, config, place.describeInput('wrangler-config'), {
+    accountId: settings.cloudflare.accountId,
+  });
 }
 
 /** status needs no config file when the pool is named; gc and cleanup always need one. */

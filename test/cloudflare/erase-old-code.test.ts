@@ -73,6 +73,7 @@ describe('a Worker with preview URLs, aliases and a Worker Preview', () => {
       'workers.list': 1,
       'workers.upload': 1,
       'workers.previews.off': 1,
+      'workers.schedules.get': 2,
       'workers.deployments.list': 1,
       // The deployment of the first version goes first, so the version can.
       'workers.deployments.delete': 1,
@@ -84,7 +85,7 @@ describe('a Worker with preview URLs, aliases and a Worker Preview', () => {
       'workers.previews.list': 2,
     });
     // The run's script listing is made in this step too.
-    expect(result.steps[0]?.requests).toBe(13);
+    expect(result.steps[0]?.requests).toBe(15);
   });
 
   it('only reads when the Worker is already clean', async () => {
@@ -125,7 +126,7 @@ describe('a dry run', () => {
 });
 
 describe('the requests a park costs', () => {
-  it('are 5 more than the park alone for a Worker with a Durable Object that never had previews', async () => {
+  it('are 7 more than the park alone for a Worker with a Durable Object that never had previews', async () => {
     twin().seed({
       workers: [
         { name: 'rooms-preview-2', migrationTag: 'v1', classes: [{ name: 'Room' }], workersDev: true },
@@ -148,6 +149,8 @@ describe('the requests a park costs', () => {
       'workers.deployments.list': 1,
       'workers.versions.list': 1,
       'workers.previews.list': 1,
+      // Its cron triggers, read by the erase (none to remove) and read back by the inventory.
+      'workers.schedules.get': 2,
     });
     // No version of a Worker with a Durable Object has a preview URL: none to delete.
     expect(workerOf('rooms-preview-2').versions).toHaveLength(2);

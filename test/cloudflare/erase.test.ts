@@ -134,6 +134,7 @@ describe('erasing the demo slot shape', () => {
       'workers.upload': 1,
       // Preview URLs off, the deployment serving the Worker, its versions, its Worker Previews.
       'workers.previews.off': 1,
+      'workers.schedules.get': 2,
       'workers.deployments.list': 1,
       'workers.versions.list': 1,
       'workers.previews.list': 1,
@@ -150,9 +151,9 @@ describe('erasing the demo slot shape', () => {
       'r2.lifecycle.put': 2,
       'r2.objects.list': 2,
     });
-    expect(result.requests).toBe(51);
-    expect(result.steps.map((step) => step.requests)).toEqual([9, 4, 31, 4, 3]);
-    expect(twin.requests()).toHaveLength(51);
+    expect(result.requests).toBe(53);
+    expect(result.steps.map((step) => step.requests)).toEqual([11, 4, 31, 4, 3]);
+    expect(twin.requests()).toHaveLength(53);
   });
 
   it('changes nothing and only reads when the slot is already clean', async () => {
@@ -177,7 +178,8 @@ describe('erasing the demo slot shape', () => {
     expect(twin.requests().map((request) => request.route)).toContain(
       'GET /accounts/:account/workers/scripts/:name/content/v2',
     );
-    expect(result.requests).toBe(20);
+    // And the Worker's cron triggers, read by the erase and by the inventory.
+    expect(result.requests).toBe(22);
   });
 });
 

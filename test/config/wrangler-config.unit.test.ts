@@ -52,10 +52,10 @@ const IDS: SlotIds = everyKind({
   queues: [{ id: 'q-3' }],
 });
 
-function slotCopy(slots: string, app: string, file = 'wrangler.jsonc'): string {
+function slotCopy(slots: string, app: string, file = 'wrangler.jsonc', accountId?: string): string {
   const config = parseSlotConfig(slots, 'slots.yml');
   const placement = placeBindings(config, parseAppWranglerConfig(file, app));
-  return slotWranglerConfigText(placement, resourcesForSlot(config, 'preview-3'), IDS);
+  return slotWranglerConfigText(placement, resourcesForSlot(config, 'preview-3'), IDS, { accountId });
 }
 
 function refusal(slots: string, app: string, file = 'wrangler.jsonc'): string {
@@ -68,11 +68,60 @@ function refusal(slots: string, app: string, file = 'wrangler.jsonc'): string {
   throw new Error('the config was not refused');
 }
 
+/** A JSONC copy as data: its comment lines dropped. */
+const parsedCopy = (text: string): Record<string, unknown> =>
+  JSON.parse(text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\/ sessions too/, ''));
+
+// Found by an adopter: the copy kept production's account_id (a slot on another account deployed the
+// preview to production's), workers_dev: false (the preview answered nowhere), and triggers.crons (nine
+// slots ran nine copies of the nightly billing job; leaving crons out would not have removed them).
+describe("the slot's wrangler config deploys only into the slot", () => {
+  const PRODUCTION = APP.replace(
+    '"compatibility_date": "2026-01-01",',
+    '"compatibility_date": "2026-01-01", "account_id": "prod0000prod0000prod0000prod0000", "workers_dev": false, "triggers": { "crons": ["0 3 * * *"] },',
+  );
+
+  it("puts the slot's account, a workers.dev address and no cron in the JSONC copy", () => {
+    const parsed = parsedCopy(
+      slotCopy(SLOTS, PRODUCTION, 'wrangler.jsonc', 'slot0000slot0000slot0000slot0000'),
+    );
+    expect(parsed).toMatchObject({
+      account_id: 'slot0000slot0000slot0000slot0000',
+      workers_dev: true,
+      triggers: { crons: [] },
+    });
+  });
+
+  it("leaves account_id out when the run names no account, so the deploy's CLOUDFLARE_ACCOUNT_ID applies", () => {
+    const parsed = parsedCopy(slotCopy(SLOTS, PRODUCTION));
+    expect(parsed).not.toHaveProperty('account_id');
+    expect(parsed).toMatchObject({ workers_dev: true, triggers: { crons: [] } });
+  });
+
+  it('does the same in a TOML copy, a [triggers] table made where the app has none', () => {
+    const toml = `name = "shop"
+main = "src/index.js"
+account_id = "prod0000prod0000prod0000prod0000"
+workers_dev = false
+
+[[d1_databases]]
+binding = "DB"
+database_name = "shop-db"
+database_id = "11111111-1111-4111-8111-111111111111"
+`;
+    const text = slotCopy(SLOTS, toml, 'wrangler.toml', 'slot0000slot0000slot0000slot0000');
+    expect(text).toContain('account_id = "slot0000slot0000slot0000slot0000"');
+    expect(text).toContain('workers_dev = true');
+    expect(text).toMatch(/\[triggers\]\s*\ncrons = \[\s*\]/);
+    expect(text).not.toContain('prod0000');
+  });
+});
+
 describe("the slot's wrangler config", () => {
   it('points the Worker and every binding at the slot, keeping the comments and everything else', () => {
     const text = slotCopy(SLOTS, APP);
     expect(text.split('\n')[0]).toBe(
-      "// Written by preview-gc for slot preview-3 from wrangler.jsonc: the Worker and its bindings point at the slot's resources; env, routes and route are left out. Do not edit: acquire writes it anew.",
+      "// Written by preview-gc for slot preview-3 from wrangler.jsonc: the Worker and its bindings point at the slot's resources; env, routes and route are left out, account_id is the slot's, workers_dev is on and no cron runs. Do not edit: acquire writes it anew.",
     );
     expect(text).toContain('// The shop, as production runs it.');
     expect(text).toContain('// sessions too');

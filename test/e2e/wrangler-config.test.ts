@@ -47,6 +47,9 @@ const APP_CONFIG = `{
   "name": "shop",
   "main": "src/index.js",
   "compatibility_date": "2026-01-01",
+  "account_id": "0000000000000000000000000000beef",
+  "workers_dev": false,
+  "triggers": { "crons": ["0 3 * * *"] },
   "routes": [{ "pattern": "shop.example.com/*", "zone_name": "example.com" }],
   "durable_objects": { "bindings": [{ "name": "CART", "class_name": "Cart" }, { "name": "ROOM", "class_name": "Room" }] },
   "migrations": [{ "tag": "v1", "new_sqlite_classes": ["Cart", "Room"] }],
@@ -194,6 +197,14 @@ describe("acquire writes the slot's wrangler config, and wrangler deploys from i
         ?.liveClasses.sort(),
     ).toEqual(['Cart', 'Room']);
     expect(stack.twin.state().workers.some((w) => w.name === 'shop')).toBe(false);
+    // Into the slot's account (not production's account_id), with a workers.dev address and none of
+    // production's cron triggers.
+    const deployed = stack.twin.state().workers.find((w) => w.name === `shop-${slug}`);
+    expect(deployed?.subdomain.enabled).toBe(true);
+    expect(deployed?.crons).toEqual([]);
+    expect(stack.twin.requests().map((request) => request.route)).toContain(
+      'PUT /accounts/:account/workers/scripts/:name/schedules',
+    );
     expect(stack.twin.account.queues.findByName(`shop-${slug}-jobs`)?.consumers.map((c) => c.script)).toEqual(
       [`shop-${slug}`],
     );

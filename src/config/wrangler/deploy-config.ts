@@ -7,7 +7,7 @@ import type { SlotConfig } from '../slot-config-schema.ts';
 import { resourcesForSlot } from '../slot-resources.ts';
 import { findWranglerConfig, loadAppWranglerConfig } from './app-config.ts';
 import { placeBindings } from './placement.ts';
-import { type SlotIds, writeSlotWranglerConfig } from './slot-config.ts';
+import { type SlotIds, type SlotPlace, writeSlotWranglerConfig } from './slot-config.ts';
 
 export interface DeployWranglerConfig {
   incoming: { containerClasses: readonly string[] };
@@ -22,12 +22,13 @@ export async function deployWranglerConfig(
   path: string | undefined,
   config: SlotConfig,
   named: string,
+  place: SlotPlace = {},
 ): Promise<DeployWranglerConfig | undefined> {
   const file = path ?? (await findWranglerConfig('.'));
   if (file === undefined) return undefined;
   const placement = placeBindings(config, await loadAppWranglerConfig(file, named));
   return {
     incoming: { containerClasses: placement.containerClasses },
-    write: (slug, ids) => writeSlotWranglerConfig(placement, resourcesForSlot(config, slug), ids),
+    write: (slug, ids) => writeSlotWranglerConfig(placement, resourcesForSlot(config, slug), ids, place),
   };
 }

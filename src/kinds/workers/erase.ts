@@ -47,6 +47,8 @@ export interface ComputeDetails {
   retired: { className: string; application: string }[];
   /** Preview URLs, old versions and Worker Previews; absent when the step stopped before them. */
   oldCode?: OldCodeDetails;
+  /** The cron triggers removed (or that a dry run would remove); absent when the step stopped before them. */
+  schedules?: string[];
 }
 
 import {
@@ -57,6 +59,7 @@ import {
   PARKED_TAG,
   parkedUpload,
 } from './parked-worker.ts';
+import { readSchedules, removeSchedules } from './schedules.ts';
 
 function usesExports(script: WorkerScriptSummary): boolean {
   return Object.values(script.exports ?? {}).some((entry) => entry.type === 'durable-object');
@@ -211,7 +214,19 @@ function summaryOf(
         ? `parked; ${classes}`
         : 'parked (no Durable Object classes)';
   const old = details.oldCode === undefined ? undefined : describeOldCode(details.oldCode, dryRun);
-  return old === undefined ? park : `${park}; ${old}`;
+  const crons = details.schedules ?? [];
+  const schedules =
+    crons.length === 0
+      ? undefined
+      : `${dryRun ? 'would remove' : 'removed'} ${crons.length === 1 ? 'its cron trigger' : `its ${crons.length} cron triggers`}`;
+  return [park, old, schedules].filter((part) => part !== undefined).join('; ');
+}
+
+/** Removes the Worker's cron triggers, if it has any: the crons it ran go with the tenant. */
+async function removeCronTriggers(context: EraseContext, worker: SlotWorker): Promise<string[]> {
+  const crons = await readSchedules(context.api, worker.name);
+  if (crons.length > 0 && !context.dryRun) await removeSchedules(context.api, worker.name);
+  return crons;
 }
 
 interface ParkOutcome {
@@ -290,7 +305,12 @@ export async function eraseCompute(
     throw withDetails(error, details);
   }
   details.oldCode = removed.details;
-  const changed = !alreadyParked || changedOldCode(removed.details);
+  try {
+    details.schedules = await removeCronTriggers(context, worker);
+  } catch (error) {
+    throw withDetails(error, details);
+  }
+  const changed = !alreadyParked || changedOldCode(removed.details) || details.schedules.length > 0;
   return {
     status: changed ? (context.dryRun ? 'would-change' : 'done') : 'unchanged',
     summary: summaryOf(plan, details, alreadyParked, context.dryRun),

@@ -23,6 +23,7 @@ import {
 import type { SlotWorker } from './config.ts';
 import type { WorkerModuleText } from './content.ts';
 import { PARKED_BANNER, PARKED_CODE_MAX_BYTES, PARKED_MAIN_MODULE } from './parked-worker.ts';
+import { readSchedules } from './schedules.ts';
 import {
   listDeployments,
   listVersions,
@@ -173,6 +174,15 @@ async function classesLeft(
 }
 
 /** What is left of `worker` (found as `script` in the run's listing), given what its step handed over. */
+/** A cron trigger left runs the Worker on its own, production's job in a preview. */
+function cronsLeft(crons: readonly string[]): string[] {
+  return crons.length === 0
+    ? []
+    : [
+        `${crons.length === 1 ? 'a cron trigger' : `${crons.length} cron triggers`} left (${crons.map((cron) => `'${cron}'`).join(', ')})`,
+      ];
+}
+
 export async function computeInventory(
   context: InventoryContext,
   worker: SlotWorker,
@@ -193,6 +203,7 @@ export async function computeInventory(
     ...(input.reads.subdomain.previewsEnabled ? ['preview URLs are on'] : []),
     ...(await versionsLeft(context, input, serving.serving)),
     ...(await previewsLeft(context, input)),
+    ...cronsLeft(await readSchedules(context.api, worker.name)),
   ];
   const classes = await classesLeft(context, input);
   left.push(...classes.left);

@@ -90,6 +90,7 @@ const SCHEMA_VIOLATIONS: Record<SemaphoreRoute, unknown> = {
   'POST /api/resources/acquire-specific': { leaseId: 42, generation: -1 },
   'POST /api/resources/renew': { leaseId: null },
   'POST /api/resources/release': { released: 'yes', dirty: 0 },
+  'POST /api/resources/activity': { recorded: 'all', alerted: null },
 };
 
 /**

@@ -38,6 +38,8 @@ export const workerSeedSchema = z.strictObject({
     .optional(),
   /** workers.dev is on for the Worker (default false). */
   workersDev: z.boolean().optional(),
+  /** Its cron triggers, as production's deploy left them. */
+  crons: z.array(z.string().min(1)).optional(),
   /** Its version and alias preview URLs are on (default: as `workersDev`, the API's default). */
   previewUrls: z.boolean().optional(),
   /**
@@ -124,6 +126,7 @@ export function seedWorker(workers: WorkersStore, w: WorkerSeed): void {
     versions: [],
     deployments: [],
     subdomain: { enabled: workersDev, previews_enabled: w.previewUrls ?? workersDev },
+    schedules: (w.crons ?? []).map((cron) => ({ cron, created_on: now, modified_on: now })),
     previews: (w.previews ?? []).map((preview) => ({
       id: newId(),
       slug: preview.slug,

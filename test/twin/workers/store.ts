@@ -131,6 +131,8 @@ export interface WorkerScript {
   deployments: WorkerDeployment[];
   subdomain: { enabled: boolean; previews_enabled: boolean };
   previews: WorkerPreview[];
+  /** Its cron triggers (schedule-routes.ts): an upload leaves them as they are. */
+  schedules: { cron: string; created_on: string; modified_on: string }[];
 }
 
 export interface ContainerApp {

@@ -10,6 +10,7 @@ import { type ReachableUrl, reachableUrls } from './reachability.ts';
 import { workersRoutes } from './routes.ts';
 import { seedWorker, workerSeedFor, workerSeedSchema } from './seed.ts';
 import { activeDeployment, type NamespaceRow, WorkersStore } from './store.ts';
+import { scheduleRoutes } from './schedule-routes.ts';
 import { subdomainRoutes } from './subdomain-routes.ts';
 import { versionRoutes } from './version-routes.ts';
 
@@ -35,6 +36,8 @@ export interface WorkersState {
     subdomain: { enabled: boolean; previews_enabled: boolean };
     /** Worker Previews by slug. */
     previews: string[];
+    /** Its cron triggers. */
+    crons: string[];
     /** Every workers.dev URL that answers, and what answers it (the twin's routing model). */
     reachable: ReachableUrl[];
   }[];
@@ -67,6 +70,7 @@ function stateOf(workers: WorkersStore): WorkersState {
         deployments: s.deployments.length,
         subdomain: { ...s.subdomain },
         previews: s.previews.map((p) => p.slug),
+        crons: s.schedules.map((schedule) => schedule.cron),
         reachable: reachableUrls(workers, s),
       };
     }),
@@ -101,6 +105,7 @@ function routes(workers: WorkersStore, account: AccountCore) {
     ...deployRoutes(workers, account),
     ...versionRoutes(workers, account),
     ...subdomainRoutes(workers, account),
+    ...scheduleRoutes(workers, account),
     ...previewRoutes(workers, account),
     ...durableObjectRoutes(workers, account),
     ...containerRoutes(workers, account),

@@ -128,6 +128,7 @@ export function applyUpload(
     deployments: previous?.deployments ?? [],
     subdomain: previous?.subdomain ?? { enabled: false, previews_enabled: false },
     previews: previous?.previews ?? [],
+    schedules: previous?.schedules ?? [],
   };
   if (!options.dryRun) {
     recordDeployment(script, metadata, options);
