@@ -8,9 +8,9 @@ import { containerRoutes, durableObjectRoutes } from './durable-object-routes.ts
 import { previewRoutes } from './preview-routes.ts';
 import { type ReachableUrl, reachableUrls } from './reachability.ts';
 import { workersRoutes } from './routes.ts';
+import { scheduleRoutes } from './schedule-routes.ts';
 import { seedWorker, workerSeedFor, workerSeedSchema } from './seed.ts';
 import { activeDeployment, type NamespaceRow, WorkersStore } from './store.ts';
-import { scheduleRoutes } from './schedule-routes.ts';
 import { subdomainRoutes } from './subdomain-routes.ts';
 import { versionRoutes } from './version-routes.ts';
 
