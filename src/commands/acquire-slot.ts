@@ -11,7 +11,8 @@ import type { Lease, ListAnswer } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 
 /** Waits for a free slot: 3 s first, each next one doubled up to 60 s, jittered. */
-const WAIT_FOR_SLOT: BackoffPolicy = { baseMs: 3_000, maxMs: 60_000 };
+// The longest pause stays well inside the semaphore's queue heartbeat (60 s), so a waiter keeps its place.
+const WAIT_FOR_SLOT: BackoffPolicy = { baseMs: 3_000, maxMs: 20_000 };
 
 export interface SlotRequest {
   holder: string;
@@ -53,6 +54,8 @@ async function acquireOnce(
       holder: request.holder,
       leaseMs: request.leaseMs,
       reuseHeld: true,
+      // Waiting: join the pool's queue, or keep its place there (the semaphore's fair queue).
+      ...(request.waitUntil > ctx.now() ? { wait: true } : {}),
       // One id per attempt: a lost answer retried by the client gets this attempt's lease back.
       requestId: randomUUID(),
       ...(avoiding ? { allowedSlugs: allowed } : {}),

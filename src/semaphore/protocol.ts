@@ -235,6 +235,8 @@ export const acquireRequestSchema = lazySchema(() =>
     /** When `holder` already holds a live lease in the pool, extend and answer that one (`reused: true`). */
     reuseHeld: z.boolean().optional(),
     requestId: requestIdSchema.optional(),
+    /** Wait in the pool's queue: join it (or keep its place) when no slot may be taken now (issue 31). */
+    wait: z.boolean().optional(),
   }),
 );
 

@@ -19,6 +19,7 @@ import {
   type Slot,
   type StoredActivity,
 } from '../protocol.ts';
+import { QUEUE_HEARTBEAT_MS } from './queue.ts';
 import type { AcquireFlags, CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
 
 export type PoolCommand =
@@ -554,8 +555,21 @@ function acquire(store: PoolStore, request: AcquireRequest, limits: TenantLimits
   if (reused !== undefined) return answer(reused);
   const overLimit = holderLimitRefusal(store, request.type, request.holder, limits, now);
   if (overLimit !== undefined) return overLimit;
-  const candidate = store.bestCandidate(now, request.allowedSlugs);
+  // Fair queue (queue.ts): nobody takes a free slot while a live waiter is ahead of it.
+  if (request.wait === true) store.queue.join(request.holder, now);
+  const candidate = store.queue.mayTake(request.holder, now)
+    ? store.bestCandidate(now, request.allowedSlugs)
+    : undefined;
   if (candidate === undefined) {
+    const position = store.queue.position(request.holder, now);
+    if (position !== undefined) {
+      return {
+        ok: false,
+        status: 409,
+        code: 'none_available',
+        message: `no slot of pool ${request.type} may be taken now: ${quoted(request.holder)} is number ${position} in its queue; ask again (wait) within ${QUEUE_HEARTBEAT_MS / 1000} s to keep the place`,
+      };
+    }
     return {
       ok: false,
       status: 409,
@@ -563,6 +577,7 @@ function acquire(store: PoolStore, request: AcquireRequest, limits: TenantLimits
       message: `no slot of pool ${request.type} is available or expired${request.allowedSlugs === undefined ? '' : ' among allowedSlugs'}; try again later or add slots`,
     };
   }
+  store.queue.leave(request.holder);
   return answer(takeSlot(store, request.type, candidate, request, scope, tenant, now));
 }
 

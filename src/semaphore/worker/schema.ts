@@ -123,6 +123,11 @@ export const POOL_MIGRATIONS: Migrations = [
   // 9 (tenant isolation): the tenant of the current lease, the repository's ids of the pull request
   // whose OIDC token took it, so a repository created again under the same name is another tenant.
   ['ALTER TABLE slots ADD COLUMN lease_tenant TEXT'],
+  // 10 (fair queue, issue 31): the pool's waiting acquires in the order they joined (queue.ts).
+  [
+    `CREATE TABLE queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, holder TEXT NOT NULL UNIQUE,
+       joined_at INTEGER NOT NULL, last_seen INTEGER NOT NULL)`,
+  ],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

@@ -4,6 +4,7 @@
 import type { EraseFailure, EventKind, SemaphoreEvent } from '../protocol.ts';
 import { ActivityStore } from './activity-store.ts';
 import { LeaseSpendStore } from './lease-spend-store.ts';
+import { QueueStore } from './queue.ts';
 import type { SqlDatabase } from './schema.ts';
 
 /** Events kept per slug; older ones are dropped as new ones arrive. */
@@ -117,12 +118,15 @@ export class PoolStore {
   readonly activity: ActivityStore;
   /** What the spend reads did to each slot's live lease (parking), in the same database. */
   readonly leaseSpend: LeaseSpendStore;
+  /** The pool's queue of waiting acquires (queue.ts), in the same database. */
+  readonly queue: QueueStore;
 
   /** `sql` must be migrated already (schema.ts). */
   constructor(sql: SqlDatabase) {
     this.#sql = sql;
     this.activity = new ActivityStore(sql);
     this.leaseSpend = new LeaseSpendStore(sql);
+    this.queue = new QueueStore(sql);
   }
 
   find(slug: string): SlotState | undefined {

@@ -1,0 +1,74 @@
+// The pool's queue of waiting acquires (issue 31). A waiter joins once per holder and keeps its place
+// while it keeps asking: each acquire with `wait` is its heartbeat. A waiter silent longer than
+// QUEUE_HEARTBEAT_MS leaves the queue. A free slot goes to the first live waiter: the check runs in the
+// pool's transaction, with the acquire it guards.
+import type { SqlDatabase } from './schema.ts';
+
+/** How long a waiter may stay silent and keep its place (the client asks again well within it). */
+export const QUEUE_HEARTBEAT_MS = 60_000;
+
+export interface Waiter {
+  holder: string;
+  joinedAt: number;
+  lastSeen: number;
+}
+
+export class QueueStore {
+  readonly #sql: SqlDatabase;
+
+  constructor(sql: SqlDatabase) {
+    this.#sql = sql;
+  }
+
+  /** Drops the waiters silent longer than the heartbeat allows. */
+  #expire(now: number): void {
+    this.#sql.exec('DELETE FROM queue WHERE last_seen < ?', now - QUEUE_HEARTBEAT_MS);
+  }
+
+  /** The live waiters, first first. */
+  waiters(now: number): Waiter[] {
+    this.#expire(now);
+    return this.#sql
+      .exec<{ holder: string; joined_at: number; last_seen: number }>(
+        'SELECT holder, joined_at, last_seen FROM queue ORDER BY seq',
+      )
+      .toArray()
+      .map((row) => ({ holder: row.holder, joinedAt: row.joined_at, lastSeen: row.last_seen }));
+  }
+
+  /** Joins `holder` at the back, or refreshes its heartbeat where it stands. */
+  join(holder: string, now: number): void {
+    this.#sql.exec(
+      `INSERT INTO queue (holder, joined_at, last_seen) VALUES (?, ?, ?)
+       ON CONFLICT (holder) DO UPDATE SET last_seen = excluded.last_seen`,
+      holder,
+      now,
+      now,
+    );
+  }
+
+  leave(holder: string): void {
+    this.#sql.exec('DELETE FROM queue WHERE holder = ?', holder);
+  }
+
+  /**
+   * Whether `holder` may take a free slot now: nobody live is ahead of it. A holder not in the queue
+   * counts as behind every waiter.
+   */
+  mayTake(holder: string, now: number): boolean {
+    const first = this.waiters(now)[0];
+    return first === undefined || first.holder === holder;
+  }
+
+  /** 1-based place of `holder`, or undefined when it is not waiting. */
+  position(holder: string, now: number): number | undefined {
+    const index = this.waiters(now).findIndex((waiter) => waiter.holder === holder);
+    return index === -1 ? undefined : index + 1;
+  }
+
+  /** For /metrics: how many wait and how long the first has waited (ms, 0 when none). */
+  summary(now: number): { length: number; oldestWaitMs: number } {
+    const waiters = this.waiters(now);
+    return { length: waiters.length, oldestWaitMs: waiters[0] === undefined ? 0 : now - waiters[0].joinedAt };
+  }
+}
