@@ -119,8 +119,9 @@ describe('the request budget', () => {
   it('defers the slot when the budget runs out mid-step, keeping what was deleted', async () => {
     const slug = 'budget-1';
     twin.seed(slotSeed(slug, { kvKeys: 25_000 }));
-    // The compute step takes 8 and D1 4: KV gets 12 before the budget is gone.
-    const first = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock, budget: 24 } });
+    // The compute step takes 9 (its cron triggers read among them; its inventory comes after the
+    // steps) and D1 4: KV gets 12 before the budget is gone.
+    const first = await eraseInNewRun(twin, slotResources(slug), { pacer: { clock, budget: 25 } });
 
     expect(first.result.status).toBe('deferred');
     expect(first.result.steps[2]).toMatchObject({
@@ -128,12 +129,12 @@ describe('the request budget', () => {
       summary: "deleted 10,000 keys, then stopped: the run's request budget is used up",
       failure: {
         reason: 'budget',
-        message: 'kv.keys.list: the request budget of 24 for this run is used up',
+        message: 'kv.keys.list: the request budget of 25 for this run is used up',
       },
       details: { keysDeleted: 10_000 },
       requests: 12,
     });
-    expect(first.pacer.usage()).toMatchObject({ requests: 24, budgetLeft: 0 });
+    expect(first.pacer.usage()).toMatchObject({ requests: 25, budgetLeft: 0 });
     expect(keyCountOf(`app-${slug}-cache`)).toBe(15_000);
 
     // The next run, with the account's real limit (this file's 60 requests in 5 minutes are for the

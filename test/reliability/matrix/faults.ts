@@ -28,6 +28,10 @@ export const CLOUDFLARE_ROUTES = [
   'PUT /accounts/:account/workers/scripts/:name',
   'PATCH /accounts/:account/workers/workers/:name',
   'GET /accounts/:account/workers/scripts/:name/deployments',
+  // The slot Worker's cron triggers, read by the erase and by its inventory.
+  'GET /accounts/:account/workers/scripts/:name/schedules',
+  // The binding guard's read of the account's other Workers' bindings.
+  'GET /accounts/:account/workers/scripts/:name/settings',
   'GET /accounts/:account/workers/scripts/:name/versions',
   'GET /accounts/:account/workers/workers/:name/previews',
   'GET /accounts/:account/d1/database',
