@@ -29,15 +29,16 @@ export interface PullRequestInfo {
   number: number;
   title: string;
   state: PullRequestState;
-  /** The head branch's name, when the answer names it. */
+  /**
+   * The head branch's name (`head.ref`), what `wrangler preview` names a preview after; only for a
+   * branch of this repository. A fork's branch is named by whoever opened the pull request (`main`,
+   * `staging`): it ties nothing here, or a stranger's closed pull request would delete our preview.
+   */
   headRef?: string;
 }
 
 /** A pull request as the repository's listing shows it: its state and the branch it comes from. */
-export interface ListedPullRequest extends PullRequestInfo {
-  /** The head branch's name (`head.ref`), what `wrangler preview` names a preview after. */
-  headRef: string;
-}
+export type ListedPullRequest = PullRequestInfo;
 
 export interface GitHubPullRequests {
   /**
@@ -67,12 +68,15 @@ export interface GitHubOptions {
   apiUrl?: string;
 }
 
+/** The head's repository: null once a fork is deleted. */
+const headRepoSchema = z.object({ full_name: z.string() }).nullable().optional();
+
 const pullRequestSchema = z.object({
   number: z.int().positive(),
   title: z.string(),
   state: z.enum(['open', 'closed']),
   merged_at: z.string().nullable().optional(),
-  head: z.object({ ref: z.string() }).optional(),
+  head: z.object({ ref: z.string(), repo: headRepoSchema }).optional(),
 });
 
 const listedSchema = z.array(
@@ -81,7 +85,7 @@ const listedSchema = z.array(
     title: z.string(),
     state: z.enum(['open', 'closed']),
     merged_at: z.string().nullable().optional(),
-    head: z.object({ ref: z.string() }),
+    head: z.object({ ref: z.string(), repo: headRepoSchema }),
   }),
 );
 /** GitHub's largest page of pull requests. */
@@ -170,6 +174,11 @@ function parsed<T>(schema: z.ZodType<T>, data: unknown, what: string): T {
 
 export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequests {
   const [owner = '', repo = ''] = options.repository.split('/');
+  /** The head branch, when it is one of this repository's (see PullRequestInfo.headRef). */
+  const ownBranch = (head: { ref: string; repo?: { full_name: string } | null } | undefined) =>
+    head !== undefined && head.repo?.full_name.toLowerCase() === options.repository.toLowerCase()
+      ? { headRef: head.ref }
+      : {};
   const octokit = getOctokit(options.token, options.apiUrl === undefined ? {} : { baseUrl: options.apiUrl });
   const answers = new Map<number, Promise<PullRequestInfo>>();
   const known = new Map<number, PullRequestInfo>();
@@ -192,7 +201,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         number,
         title: pull.title.slice(0, MAX_TITLE_LENGTH),
         state: pull.merged_at ? 'merged' : pull.state,
-        ...(pull.head === undefined ? {} : { headRef: pull.head.ref }),
+        ...ownBranch(pull.head),
       };
       known.set(number, info);
       return info;
@@ -259,7 +268,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
             number: pull.number,
             title: pull.title.slice(0, MAX_TITLE_LENGTH),
             state: pull.merged_at ? 'merged' : pull.state,
-            headRef: pull.head.ref,
+            ...ownBranch(pull.head),
           };
           pulls.push(info);
           known.set(pull.number, { number: info.number, title: info.title, state: info.state });

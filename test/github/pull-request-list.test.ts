@@ -14,6 +14,9 @@ beforeAll(async () => {
     github.pullRequests.set(number, number % 3 === 0 ? 'merged' : number % 3 === 1 ? 'open' : 'closed');
   github.heads.set(250, 'feature/a');
   github.heads.set(120, 'fix/b');
+  // A fork's branch, named like a branch of ours: whoever opens a pull request names it.
+  github.heads.set(249, 'staging');
+  github.headRepositories.set(249, 'mallory/shop');
 });
 
 afterAll(async () => {
@@ -52,5 +55,19 @@ describe('list', () => {
     github.requests.length = 0;
     expect(await client().list({ maxPages: 1, enough: () => false })).toHaveLength(100);
     expect(pages()).toBe(1);
+  });
+
+  it("ties no branch name to a fork's pull request: closing it must not delete our `staging` preview", async () => {
+    const pulls = client();
+    const listed = await pulls.list({ maxPages: 1, enough: () => true });
+    expect(listed.find((pull) => pull.number === 249)).toEqual({
+      number: 249,
+      title: 'Change number 249',
+      state: 'merged',
+    });
+    expect(listed.some((pull) => pull.headRef === 'staging')).toBe(false);
+    // cleanup's lookup of the closing pull request says no branch either.
+    expect((await client().get(249)).headRef).toBeUndefined();
+    expect((await client().get(250)).headRef).toBe('feature/a');
   });
 });

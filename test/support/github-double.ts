@@ -26,6 +26,8 @@ export interface GitHubDouble {
   pullRequests: Map<number, PullRequestBehaviour>;
   /** The head branch of a pull request (`head.ref`), by number; `pr-<n>-branch` when unset. */
   heads: Map<number, string>;
+  /** The repository a pull request's head branch is in (`head.repo.full_name`), by number; `acme/shop` when unset. */
+  headRepositories: Map<number, string>;
   /** Comments by pull request number. */
   comments: Map<number, { id: number; body: string; user: { login: string; type: 'User' | 'Bot' } }[]>;
   /** Comment routes answer 403 (a token without pull-requests: write) while this is true. */
@@ -88,9 +90,19 @@ export function listPage<T>(
   };
 }
 
-function pullRequestAnswer(number: number, behaviour: 'open' | 'closed' | 'merged', head: string) {
+function pullRequestAnswer(
+  number: number,
+  behaviour: 'open' | 'closed' | 'merged',
+  head: string,
+  headRepository: string,
+) {
   return {
-    head: { ref: head, label: `acme:${head}` },
+    head: {
+      ref: head,
+      label: `${headRepository.split('/')[0]}:${head}`,
+      repo: { full_name: headRepository },
+    },
+    base: { ref: 'main', label: 'acme:main', repo: { full_name: 'acme/shop' } },
     url: `https://api.github.com/repos/acme/shop/pulls/${number}`,
     number,
     state: behaviour === 'open' ? 'open' : 'closed',
@@ -106,6 +118,7 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
     token,
     pullRequests: new Map(),
     heads: new Map(),
+    headRepositories: new Map(),
     comments: new Map(),
     refuseComments: false,
     requests: [],
@@ -124,10 +137,11 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
         { message: 'API rate limit exceeded for installation ID 4242.', documentation_url: DOCS },
         { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1764500000' },
       );
-    } else send(res, 200, pullRequestAnswer(number, behaviour, headOf(number)));
+    } else send(res, 200, pullRequestAnswer(number, behaviour, headOf(number), headRepositoryOf(number)));
   }
 
   const headOf = (number: number) => double.heads.get(number) ?? `pr-${number}-branch`;
+  const headRepositoryOf = (number: number) => double.headRepositories.get(number) ?? 'acme/shop';
 
   /**
    * "List pull requests": `state=all` gives open and closed ones alike, paged like every list
@@ -139,7 +153,9 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
         ['open', 'closed', 'merged'].includes(entry[1]),
       )
       .sort(([a], [b]) => b - a)
-      .map(([number, behaviour]) => pullRequestAnswer(number, behaviour, headOf(number)));
+      .map(([number, behaviour]) =>
+        pullRequestAnswer(number, behaviour, headOf(number), headRepositoryOf(number)),
+      );
     const { items, headers } = listPage(all, req.url ?? '/');
     send(res, 200, items, headers);
   }
