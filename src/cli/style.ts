@@ -31,6 +31,11 @@ const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
 // Characters that show nothing, reorder the text around them, or end a line in some viewers.
 const HIDDEN = /[\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
+/** A character by its code point, `⟨U+202E⟩`, as the summary and the console name them too. */
+function codePointName(char: string): string {
+  return `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
+}
+
 /**
  * Text from outside of several lines (a problem, an API message) without control characters, so
  * nothing it carries can move the cursor, recolour or retitle the user's terminal, and with every
@@ -38,12 +43,7 @@ const HIDDEN = /[\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
  * start one of its own. Newlines stay; a one-line field (a slug, a holder) goes through `visible`.
  */
 export function clean(text: string): string {
-  return text
-    .replace(CONTROL_CHARACTERS, '\ufffd')
-    .replace(
-      HIDDEN,
-      (char) => `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
-    );
+  return text.replace(CONTROL_CHARACTERS, '\ufffd').replace(HIDDEN, codePointName);
 }
 
 /**
@@ -55,9 +55,7 @@ export function holderCell(holder: string | null): string {
   if (isHolderName(holder)) return holder;
   // Control characters as the CLI spells them everywhere (`\u001b`), the others by their code point.
   const spelt = holder.replace(/[^A-Za-z0-9_.:@/-]/gu, (char) =>
-    /\p{Cc}/u.test(char)
-      ? visible(char)
-      : `⟨U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
+    /\p{Cc}/u.test(char) ? visible(char) : codePointName(char),
   );
   return `${spelt} ⚠ not a holder name`;
 }

@@ -4,6 +4,12 @@
 // Holders are compared exactly everywhere, never by prefix or with case folded: `pr-7` is not `pr-70`,
 // and `acme/shop/pr-6` is not `ACME/shop/pr-6`.
 
+/**
+ * A GitHub repository's `owner/name`: the owner 1-39 of letters, digits and '-', the name 1-100 of
+ * letters, digits, '.', '_' and '-', and neither '.' nor '..'.
+ */
+export const REPOSITORY_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
+
 /** The pull request's number in the one spelling acquire writes (`7`, never `07` or `0`). */
 const NUMBER = '([1-9][0-9]{0,9})';
 const PLAIN_HOLDER = new RegExp(`^pr-${NUMBER}$`);

@@ -1,6 +1,7 @@
 // The web console: its files are the Worker's static assets (src/semaphore/console/public), served
 // through the Worker so every answer carries the security headers below, in deploys and locally
 // alike. The page holds no pool data: it signs in with the token and reads /api like any client.
+import { REPOSITORY_NAME } from '../holders.ts';
 
 /** The `ASSETS` binding wrangler.jsonc declares. */
 export interface AssetsBinding {
@@ -51,9 +52,6 @@ export async function serveConsole(request: Request, assets: AssetsBinding): Pro
 /** `GET /api/console/config` (authenticated): what the page needs besides the protocol. */
 export const CONSOLE_CONFIG_ROUTE = '/api/console/config';
 
-// GitHub's owner (1-39 of letters, digits, '-') and repository (1-100 of letters, digits, '.', '_', '-').
-const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
-
 export interface ConsoleConfig {
   /** `owner/name` on github.com: holders named `pr-<n>` link to its pull request n. */
   repository: string | null;
@@ -63,7 +61,7 @@ export interface ConsoleConfig {
 
 export function consoleConfig(repository: string | undefined): ConsoleConfig {
   if (repository === undefined || repository === '') return { repository: null };
-  if (REPOSITORY.test(repository)) return { repository };
+  if (REPOSITORY_NAME.test(repository)) return { repository };
   return {
     repository: null,
     repositoryProblem:

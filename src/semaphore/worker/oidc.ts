@@ -6,7 +6,7 @@
 // that pull request's, `<owner>/<repo>/pr-<n>` from the ref `refs/pull/<n>/merge`, and its tenant the
 // repository's ids (`repository_id`, `repository_owner_id`). Every refusal says which check failed.
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
-import { pullRequestHolder } from '../holders.ts';
+import { pullRequestHolder, REPOSITORY_NAME } from '../holders.ts';
 
 export const GITHUB_ISSUER = 'https://token.actions.githubusercontent.com';
 const CLOCK_TOLERANCE_S = 60;
@@ -42,8 +42,6 @@ export class OidcRefusal extends Error {
   }
 }
 
-// GitHub's owner (1-39 of letters, digits, '-') and repository (1-100 of letters, digits, '.', '_', '-').
-const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 const PULL_REQUEST_REF = /^refs\/pull\/([1-9][0-9]{0,9})\/merge$/;
 /** GitHub's ids are decimal numbers, sent as strings in its tokens. */
 const GITHUB_ID = /^[1-9][0-9]{0,19}$/;
@@ -59,7 +57,7 @@ export function oidcConfig(env: OidcEnv): OidcConfig | undefined | { problem: st
   const listed = (env.SEMAPHORE_OIDC_REPOSITORIES ?? '').trim();
   if (listed === '') return undefined;
   const repositories = listed.split(',').map((name) => name.trim());
-  if (repositories.some((name) => !REPOSITORY.test(name)))
+  if (repositories.some((name) => !REPOSITORY_NAME.test(name)))
     return {
       problem:
         'SEMAPHORE_OIDC_REPOSITORIES must be a comma-separated list of owner/repo (e.g. acme/shop,acme/blog); fix the var',
@@ -189,7 +187,7 @@ function pullRequestOf(payload: JWTPayload, config: OidcConfig): PullRequestIden
   } = payload as Record<string, unknown>;
   if (
     typeof repository !== 'string' ||
-    !REPOSITORY.test(repository) ||
+    !REPOSITORY_NAME.test(repository) ||
     !config.repositories.has(repository.toLowerCase())
   )
     throw refused('it is for a repository this semaphore does not serve (SEMAPHORE_OIDC_REPOSITORIES)');

@@ -2,6 +2,7 @@
 // how long a lease may last, and how many leases one holder may have in a pool. Operator settings, read
 // the same way by the deployed Worker (wrangler vars), `npm run semaphore` and `npm run stack` (their
 // environment). Without them a one-repository setup behaves as before, bounded by the defaults.
+import { REPOSITORY_NAME } from '../holders.ts';
 import type { LeaseOwner, TenantLimits } from './pool.ts';
 import type { Caller } from './roles.ts';
 
@@ -28,7 +29,6 @@ export interface TenancyConfig {
   leasesPerPool: number;
 }
 
-const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
 const POOL = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 function wholeNumber(
@@ -56,7 +56,7 @@ function poolRepositoriesOf(value: string | undefined): TenancyConfig['poolRepos
     if (pool === undefined || repositories === undefined || rest.length > 0 || !POOL.test(pool))
       return problem;
     const names = repositories.split(',').map((name) => name.trim());
-    if (names.some((name) => !REPOSITORY.test(name)) || pools.has(pool)) return problem;
+    if (names.some((name) => !REPOSITORY_NAME.test(name)) || pools.has(pool)) return problem;
     pools.set(pool, new Set(names.map((name) => name.toLowerCase())));
   }
   return pools;
