@@ -7,6 +7,7 @@ import {
   leftByLastTenant,
   pullRequestOf,
   resourceList,
+  sharedList,
   waitingText,
 } from '../report/format.ts';
 import { leaseCostText } from '../report/lease-cost-text.ts';
@@ -75,6 +76,9 @@ function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
     `  Resources   ${resourceList(slot.resources, clean)}`,
     ...(left === undefined ? [] : [`  Left        ${left}; read nothing you did not write`]),
     ...(slot.wranglerConfig === undefined ? [] : [`  Wrangler    ${clean(slot.wranglerConfig)}`]),
+    ...(slot.shared === undefined
+      ? []
+      : [`  Shared      ${sharedList(slot.shared, quoted)} (deploy.shared)`]),
   ];
 }
 

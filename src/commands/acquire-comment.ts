@@ -3,7 +3,7 @@
 // is a courtesy: whatever goes wrong becomes a warning, never a failed step.
 
 import { escapeMarkdown, inlineCode } from '../report/escape.ts';
-import { readableUtc } from '../report/format.ts';
+import { readableUtc, sharedList } from '../report/format.ts';
 import type { AcquiredSlot } from '../report/model.ts';
 import { previousDataText } from '../report/view.ts';
 import type { CommandContext } from './context.ts';
@@ -21,6 +21,11 @@ export function slotComment(pool: string, slot: AcquiredSlot, previousHolder: st
   if (slot.wasDirty) {
     lines.push('', `It held ${previousDataText(previousHolder, escapeMarkdown)}, erased before this deploy.`);
   }
+  if (slot.shared !== undefined)
+    lines.push(
+      '',
+      `It shares these bindings with whatever they name (production's, often), on purpose (\`deploy.shared\`): ${sharedList(slot.shared, inlineCode)}.`,
+    );
   return lines.join('\n');
 }
 

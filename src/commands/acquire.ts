@@ -6,7 +6,7 @@
 import { GitHubError } from '../github/github-error.ts';
 import { slotNumberOf } from '../kinds/name-template.ts';
 import type { IncomingDeploy } from '../kinds/step.ts';
-import type { AcquiredResources, RunReport } from '../report/model.ts';
+import type { AcquiredResources, RunReport, SharedBindingRow } from '../report/model.ts';
 import { needsRepair } from '../report/model.ts';
 import { pullRequestHolder } from '../semaphore/holders.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
@@ -41,6 +41,10 @@ export interface AcquireOptions {
 export interface SlotWranglerConfig {
   /** What the deploy declares, which the erase before it keeps (its container classes). */
   incoming: IncomingDeploy;
+  /** Bindings the preview shares with what they name, on purpose: in the summary and the comment. */
+  shared: readonly SharedBindingRow[];
+  /** Said once in the summary (the production vars the preview would run with). */
+  warnings: readonly string[];
   /** Writes the config for the slot, its names and ids; its path. */
   write(slug: string, resources: AcquiredResources): Promise<string>;
 }
@@ -113,7 +117,7 @@ function noSlotProblem(
 
 export async function runAcquire(ctx: CommandContext, options: AcquireOptions): Promise<ReportBody> {
   const holder = pullRequestHolder(options.pullRequest, options.oidc === true ? ctx.repository : undefined);
-  const warnings: string[] = [];
+  const warnings: string[] = [...deployWarningsOf(options.wranglerConfig)];
   const startedAt = ctx.now();
   const report = (fields: Partial<ReportBody>): ReportBody => ({
     command: 'acquire',
@@ -249,10 +253,20 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     generation: lease.generation,
     resources: located.resources,
     ...(wranglerConfig === undefined ? {} : { wranglerConfig }),
+    ...sharedOf(options.wranglerConfig),
   };
   if (options.comment)
     await postSlotComment(ctx, options.pullRequest, acquired, need.previousHolder, warnings);
   return report({ expired, slots, acquired, poolAfter: await listPoolRows(ctx) });
+}
+
+/** The bindings the deploy shares on purpose, for the acquired slot: none is no field. */
+function sharedOf(config: SlotWranglerConfig | undefined): { shared?: SharedBindingRow[] } {
+  return config === undefined || config.shared.length === 0 ? {} : { shared: [...config.shared] };
+}
+
+function deployWarningsOf(config: SlotWranglerConfig | undefined): readonly string[] {
+  return config?.warnings ?? [];
 }
 
 /** Why the slot's resources could not be read for its deploy, as one sentence or two, and the fix. */

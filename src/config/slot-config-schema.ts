@@ -4,6 +4,7 @@ import { kvRecreateNeedsWorker } from '../kinds/kv/bound-namespace.ts';
 import { KIND_LIST, type KindKey, type KindTemplates, nameOf } from '../kinds/registry.ts';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 import * as z from '../zod.ts';
+import { PREVIEW_DEPLOY_EXAMPLES, type PreviewDeploy, previewDeploySchema } from './preview-deploy-config.ts';
 import {
   WORKER_PREVIEWS_EXAMPLES,
   type WorkerPreviewsEntry,
@@ -26,6 +27,8 @@ export interface SlotConfig {
   positions: Record<string, { line: number; column: number }>;
   /** Workers whose Cloudflare Worker Previews gc sweeps (`worker-previews`). */
   workerPreviews: WorkerPreviewsEntry[];
+  /** What the slot's copy of the app's wrangler config runs with (`deploy`). */
+  deploy: PreviewDeploy;
 }
 
 const resourcesSchema = z
@@ -50,6 +53,7 @@ export const slotConfigSchema = z.strictObject({
     )
     .default([...DEFAULT_PROTECT_WORDS]),
   'worker-previews': workerPreviewsSchema,
+  deploy: previewDeploySchema,
 });
 
 /** The example shown when a key is missing or has the wrong type, by path without indexes. */
@@ -67,6 +71,7 @@ export const SLOT_CONFIG_EXAMPLES: Record<string, string> = {
   'protect-words': 'protect-words: [prod, production, prd]',
   'protect-words[]': 'prod',
   ...WORKER_PREVIEWS_EXAMPLES,
+  ...PREVIEW_DEPLOY_EXAMPLES,
 };
 
 /** The parsed resources as templates, kind by kind. */

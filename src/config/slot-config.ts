@@ -79,6 +79,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
     protect,
     'protect-words': protectWords,
     'worker-previews': workerPreviews,
+    deploy,
   } = parsed.data;
   const resources = templatesOf(entries);
   const templates = nameTemplatesOf(resources);
@@ -106,7 +107,7 @@ export function parseSlotConfig(text: string, fileName: string): SlotConfig {
   const refused = protectedTemplates({ protect, protectWords, positions }, templates);
   if (refused.length > 0) throw new ConfigError(fileName, refused);
 
-  return { file: fileName, pool, resources, protect, protectWords, positions, workerPreviews };
+  return { file: fileName, pool, resources, protect, protectWords, positions, workerPreviews, deploy };
 }
 
 /**

@@ -23,6 +23,11 @@ export interface WranglerReference {
   target: string;
   /** How a message names it: `d1_databases[0] (binding DB)`. */
   label: string;
+  /**
+   * A template may claim it, but none need: unclaimed, it names something outside the slot (a
+   * service binding to another Worker), which the slot config must share on purpose.
+   */
+  optional?: boolean;
 }
 
 /** What a kind found in the config: its references, and what it could not read, by path. */

@@ -1,7 +1,7 @@
 // Formatting shared by the job summary and the terminal output.
 
 import { pullRequestOfHolder } from '../semaphore/holders.ts';
-import type { AcquiredResources } from './model.ts';
+import type { AcquiredResources, SharedBindingRow } from './model.ts';
 
 /**
  * "950 ms", "12 s", "4 min", "3 h 20 min", "1 d 23 h": coarse on purpose, a person reads it. Days
@@ -59,6 +59,11 @@ export function resourceList(resources: AcquiredResources, name: (text: string) 
   return kinds.length === 0
     ? '–'
     : kinds.map(([kind, entries]) => `${kind}: ${entries.map(entry).join(', ')}`).join('; ');
+}
+
+/** The bindings a preview shares on purpose: `HYPERDRIVE` (at `hyperdrive[0]`), … */
+export function sharedList(shared: readonly SharedBindingRow[], code: (text: string) => string): string {
+  return shared.map((binding) => `${code(binding.name)} (at ${code(binding.place)})`).join(', ');
 }
 
 /**

@@ -211,6 +211,14 @@ export interface AcquiredSlot {
   resources: AcquiredResources;
   /** The app's wrangler config written for this slot (the `wrangler-config` output), when there was one. */
   wranglerConfig?: string;
+  /** Bindings of that config the preview shares with what they name, on purpose (`deploy.shared`). */
+  shared?: SharedBindingRow[];
+}
+
+/** A binding the preview shares on purpose: its name and its place in the app's wrangler config. */
+export interface SharedBindingRow {
+  name: string;
+  place: string;
 }
 
 /**

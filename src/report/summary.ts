@@ -4,7 +4,14 @@ import { pastable } from '../text/shell.ts';
 import { formatCount, plural } from '../text/words.ts';
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeLines, escapeTitle, inlineCode } from './escape.ts';
-import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
+import {
+  formatDuration,
+  leftByLastTenant,
+  pullRequestOf,
+  resourceList,
+  sharedList,
+  waitingText,
+} from './format.ts';
 import { leaseCostText } from './lease-cost-text.ts';
 import {
   type ApiUsageReport,
@@ -90,6 +97,11 @@ function acquiredSection(report: RunReport): string[] {
     ...(slot.wranglerConfig === undefined
       ? []
       : [`| Wrangler config (\`wrangler-config\`) | ${inlineCode(slot.wranglerConfig)} |`]),
+    ...(slot.shared === undefined
+      ? []
+      : [
+          `| Shared with what they name, on purpose (\`deploy.shared\`) | ${sharedList(slot.shared, inlineCode)} |`,
+        ]),
     '',
   ];
 }

@@ -29,7 +29,7 @@ describe('parseSlotConfig', () => {
   it('reads the example of the design doc', () => {
     const config = parseSlotConfig(DESIGN_EXAMPLE, FILE);
     expect(config.pool).toBe('preview-slot');
-    expect(config.resources.workers).toEqual([{ name: 'app-{slot}', durableObjects: 'park' }]);
+    expect(config.resources.workers).toEqual([{ name: 'app-{slot}', durableObjects: 'park', crons: 'drop' }]);
     expect(config.resources.d1).toEqual([{ name: 'app-{slot}-db', erase: 'rows' }]);
     expect(config.resources.kv).toEqual([{ title: 'app-{slot}-cache', erase: 'keys' }]);
     expect(config.resources.r2).toEqual([
@@ -265,6 +265,7 @@ describe('resourcesForSlot', () => {
         template: 'app-{slot}',
         path: 'resources.workers[0].name',
         durableObjects: 'park',
+        crons: 'drop',
       },
     ]);
     expect(resources.d1[0]).toMatchObject({ name: 'app-preview-3-db', erase: 'rows' });

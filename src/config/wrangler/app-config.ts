@@ -28,6 +28,8 @@ export interface AppWranglerConfig {
   text: string;
   /** The parsed top level. */
   top: Readonly<Record<string, unknown>>;
+  /** The `env` block applied onto the top level (preview-env.ts), when one was. */
+  env?: string;
 }
 
 /** A key that would set an object's prototype as a parser builds it: never data a config needs. */

@@ -3,11 +3,15 @@
 // name one resource (a queue's producer and its consumer) go together; a template claims them by its
 // `binding` key, and a kind with one template and one resource in the config needs no key. A
 // reference no template claims is refused with its name and the fix, because the preview would
-// otherwise write into whatever it names now (production, often): all of this before any slot is taken.
+// otherwise write into whatever it names now (production, often); so is every binding to something
+// no slot has (outside-bindings.ts), unless the slot config shares it on purpose: all of this before
+// any slot is taken.
 import { KIND_LIST, nameOf, type SomeKind } from '../../kinds/registry.ts';
 import { pathText, type WranglerReference } from '../../kinds/wrangler-binding.ts';
+import type { PreviewDeploy } from '../preview-deploy-config.ts';
 import type { SlotConfig } from '../slot-config-schema.ts';
 import { type AppWranglerConfig, WranglerConfigError } from './app-config.ts';
+import { readOutsideBindings, type SharedBinding } from './outside-bindings.ts';
 
 /** A reference of the app's config and the template (its index in the kind's list) it goes to. */
 export interface PlacedReference {
@@ -17,8 +21,13 @@ export interface PlacedReference {
 }
 
 export interface WranglerPlacement {
+  /** The app's config, its preview env block applied (preview-env.ts). */
   app: AppWranglerConfig;
   placed: PlacedReference[];
+  /** What the slot config's `deploy` says the copy runs with. */
+  deploy: PreviewDeploy;
+  /** Bindings to something no slot has, shared on purpose (`deploy.shared`). */
+  shared: SharedBinding[];
   /** Container-backed Durable Object classes the config declares (`containers[].class_name`). */
   containerClasses: string[];
 }
@@ -69,47 +78,82 @@ function containerClassesOf(
   });
 }
 
+/** What placing one kind found: its placed references, its problems, and what needs no template. */
+interface KindPlacement {
+  placed: PlacedReference[];
+  problems: string[];
+  /** Optional references no template claims: bindings to something outside the slot. */
+  unclaimed: WranglerReference[];
+}
+
+/** The template a group goes to, or undefined; the templates that claim it by `binding`. */
+function templateFor(
+  templates: readonly { binding?: string | undefined }[],
+  group: readonly WranglerReference[],
+  implicitAllowed: boolean,
+): { template: number | undefined; claiming: number[] } {
+  const named = names(group);
+  const claiming = templates.flatMap((template, index) =>
+    template.binding !== undefined && named.includes(template.binding) ? [index] : [],
+  );
+  const [only] = templates;
+  const implicit = implicitAllowed && templates.length === 1 && only?.binding === undefined ? 0 : undefined;
+  return {
+    template: claiming.length === 1 ? claiming[0] : claiming.length === 0 ? implicit : undefined,
+    claiming,
+  };
+}
+
+function placeKind(kind: SomeKind, config: SlotConfig, app: AppWranglerConfig): KindPlacement {
+  const found: KindPlacement = { placed: [], problems: [], unclaimed: [] };
+  const reading = kind.wrangler.read(app.top);
+  found.problems.push(...reading.problems.map((problem) => `${app.file} ${problem}`));
+  const templates: readonly { binding?: string | undefined }[] = config.resources[kind.key];
+  const groups = groupsOf(reading.references);
+  // A group that need not be claimed (a service binding to another Worker) makes no template's
+  // claim ambiguous: only the others count for the one-template rule.
+  const required = groups.filter((group) => !group.every((reference) => reference.optional));
+  const claimed = new Set<number>();
+  for (const group of groups) {
+    const optional = !required.includes(group);
+    const { template, claiming } = templateFor(templates, group, required.length === 1 && !optional);
+    if (claiming.length > 1)
+      found.problems.push(
+        `${group.map((reference) => reference.label).join(', ')} is claimed by ${claiming.map((index) => `resources.${kind.key}[${index}]`).join(' and ')} of ${config.file}; give each template a binding of its own`,
+      );
+    else if (template !== undefined) {
+      claimed.add(template);
+      for (const reference of group) found.placed.push({ kind, template, reference });
+    } else if (optional) found.unclaimed.push(...group);
+    else found.problems.push(unplaced(kind, group, config, app));
+  }
+  templates.forEach((template, index) => {
+    if (template.binding === undefined || claimed.has(index)) return;
+    const known = groups.flatMap(names);
+    found.problems.push(
+      `${config.file} resources.${kind.key}[${index}].binding: '${template.binding}' (for '${nameOf(kind, template)}') names nothing in ${app.file}${known.length > 0 ? `, whose ${kind.noun} references are named ${known.join(', ')}` : `, which has no ${kind.noun}`}; fix the binding or remove it`,
+    );
+  });
+  return found;
+}
+
 /** Places every reference of `app` at a template of `config`, or refuses the config, naming every problem. */
 export function placeBindings(config: SlotConfig, app: AppWranglerConfig): WranglerPlacement {
-  const problems: string[] = [];
-  const placed: PlacedReference[] = [];
-  for (const kind of KIND_LIST) {
-    const reading = kind.wrangler.read(app.top);
-    problems.push(...reading.problems.map((problem) => `${app.file} ${problem}`));
-    const templates: readonly { binding?: string | undefined }[] = config.resources[kind.key];
-    const groups = groupsOf(reading.references);
-    const claimed = new Set<number>();
-    for (const group of groups) {
-      const named = names(group);
-      const claiming = templates.flatMap((template, index) =>
-        template.binding !== undefined && named.includes(template.binding) ? [index] : [],
-      );
-      const [only] = templates;
-      const implicit =
-        templates.length === 1 && only?.binding === undefined && groups.length === 1 ? 0 : undefined;
-      const template = claiming.length === 1 ? claiming[0] : claiming.length === 0 ? implicit : undefined;
-      if (claiming.length > 1) {
-        problems.push(
-          `${group.map((reference) => reference.label).join(', ')} is claimed by ${claiming.map((index) => `resources.${kind.key}[${index}]`).join(' and ')} of ${config.file}; give each template a binding of its own`,
-        );
-        continue;
-      }
-      if (template === undefined) {
-        problems.push(unplaced(kind, group, config, app));
-        continue;
-      }
-      claimed.add(template);
-      for (const reference of group) placed.push({ kind, template, reference });
-    }
-    templates.forEach((template, index) => {
-      if (template.binding === undefined || claimed.has(index)) return;
-      const known = groups.flatMap(names);
-      problems.push(
-        `${config.file} resources.${kind.key}[${index}].binding: '${template.binding}' (for '${nameOf(kind, template)}') names nothing in ${app.file}${known.length > 0 ? `, whose ${kind.noun} references are named ${known.join(', ')}` : `, which has no ${kind.noun}`}; fix the binding or remove it`,
-      );
-    });
-  }
+  const kinds = KIND_LIST.map((kind) => placeKind(kind, config, app));
+  const problems = kinds.flatMap((kind) => kind.problems);
   const containerClasses = containerClassesOf(app.file, app.top, problems);
+  const outside = readOutsideBindings(
+    app,
+    config,
+    kinds.flatMap((kind) => kind.unclaimed),
+  );
+  problems.push(...outside.problems);
   if (problems.length > 0) throw new WranglerConfigError(app.file, problems);
-  return { app, placed, containerClasses };
+  return {
+    app,
+    placed: kinds.flatMap((kind) => kind.placed),
+    deploy: config.deploy,
+    shared: outside.shared,
+    containerClasses,
+  };
 }

@@ -16,10 +16,12 @@ export const workers = defineKind({
     '[]': '- name: app-{slot}',
     '[].name': 'name: app-{slot}',
     '[].durable-objects': 'durable-objects: park',
+    '[].crons': 'crons: drop',
   },
   template: (entry): WorkerTemplate => ({
     name: entry.name,
     durableObjects: entry['durable-objects'],
+    crons: entry.crons,
     binding: entry.binding,
   }),
   provisionUse: "uploads a minimal shell for a slot's missing Worker",

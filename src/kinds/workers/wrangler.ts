@@ -1,10 +1,18 @@
-// The Worker in an app's wrangler config: its top-level `name`, and the Durable Object bindings that
-// name it as their `script_name`. Both are pointed at the slot's Worker. A Durable Object binding to
+// The Worker in an app's wrangler config: its top-level `name`, the Durable Object bindings that
+// name it as their `script_name`, and its service bindings. All are pointed at the slot's Worker: a
+// service binding to itself, or to a Worker a template of the slot claims (`binding:` the name the
+// app calls it), goes to the slot's own; one to any other Worker is outside the slot (optional: the
+// slot config must share it on purpose, src/config/wrangler/outside-bindings.ts). A Durable Object binding to
 // another Worker's class is refused: that class's storage is the other Worker's, shared by every slot
 // (and often production's), so a preview must not write into it.
 import * as z from '../../zod.ts';
 import { type KindWrangler, sectionEntries, type WranglerReference } from '../wrangler-binding.ts';
 import type { SlotWorker } from './config.ts';
+
+const serviceBinding = z.looseObject({
+  binding: z.string().min(1),
+  service: z.string().min(1),
+});
 
 const doBinding = z.looseObject({
   name: z.string().min(1),
@@ -46,8 +54,23 @@ export const workersWrangler: KindWrangler<SlotWorker> = {
         );
       }
     }
+    const services = sectionEntries(top, ['services'], serviceBinding);
+    problems.push(...services.problems);
+    for (const { index, entry } of services.entries)
+      references.push({
+        path: ['services', index],
+        role: 'service',
+        names: [entry.service],
+        target: entry.service,
+        label: `services[${index}] (binding ${entry.binding})`,
+        optional: entry.service !== own,
+      });
     return { references, problems };
   },
-  point: (reference, worker) =>
-    reference.role === 'name' ? { name: worker.name } : { script_name: worker.name },
+  point(reference, worker) {
+    if (reference.role === 'name') return { name: worker.name };
+    // The slot's Worker has no wrangler environments: `environment` would name one it does not have.
+    if (reference.role === 'service') return { service: worker.name, environment: undefined };
+    return { script_name: worker.name };
+  },
 };

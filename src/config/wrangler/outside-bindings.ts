@@ -1,0 +1,113 @@
+// The bindings of the app's wrangler config that reach something no slot has: a Hyperdrive (the
+// production database), a service binding to a Worker outside the slot, an mTLS certificate, a
+// dispatch namespace, an Analytics Engine dataset, a Secrets Store secret, another script's Workflow,
+// and every key preview-gc does not know (wrangler-keys.ts). Each is refused before a slot is taken,
+// naming the binding and its place in the file, with the two fixes: the preview env block gives its
+// own, or the slot config's `deploy.shared` shares it on purpose (listed in the summary and comment).
+import { pathText, type WranglerReference } from '../../kinds/wrangler-binding.ts';
+import type { SlotConfig } from '../slot-config-schema.ts';
+import type { AppWranglerConfig } from './app-config.ts';
+import { valueAt } from './config-edits.ts';
+import { isKnownKey, treatmentOf } from './wrangler-keys.ts';
+
+/** A binding the preview shares with whatever it names, because the slot config says so. */
+export interface SharedBinding {
+  /** Its name (`HYPERDRIVE`), or the key for a setting that is not a list of bindings. */
+  name: string;
+  /** Where it is in the app's config: `env.preview.hyperdrive[0]`. */
+  place: string;
+}
+
+export interface OutsideReading {
+  shared: SharedBinding[];
+  problems: string[];
+}
+
+interface OutsideBinding extends SharedBinding {
+  /** What the key binds, for the message. */
+  key: string;
+}
+
+function nameOf(entry: unknown, fallback: string): string {
+  const fields = entry as { binding?: unknown; name?: unknown; service?: unknown } | null;
+  for (const name of [fields?.binding, fields?.name, fields?.service])
+    if (typeof name === 'string' && name.length > 0) return name;
+  return fallback;
+}
+
+/** Another script's Workflow: one of the Worker's own is its own code's, deployed with it. */
+function foreignWorkflow(entry: unknown, own: unknown): boolean {
+  const script = (entry as { script_name?: unknown } | null)?.script_name;
+  return typeof script === 'string' && script !== own;
+}
+
+/** The bindings under one outside key: a list's entries, a table's `bindings`, or the key itself. */
+function bindingsUnder(app: AppWranglerConfig, key: string): OutsideBinding[] {
+  const value = app.top[key];
+  const prefix = app.env !== undefined && isInEnv(app, key) ? ['env', app.env] : [];
+  const at = (path: (string | number)[]) => pathText([...prefix, ...path]);
+  if (Array.isArray(value))
+    return value.flatMap((entry: unknown, index) =>
+      key === 'workflows' && !foreignWorkflow(entry, app.top.name)
+        ? []
+        : [{ key, name: nameOf(entry, key), place: at([key, index]) }],
+    );
+  const bindings = (value as { bindings?: unknown } | null)?.bindings;
+  if (Array.isArray(bindings))
+    return bindings.map((entry: unknown, index) => ({
+      key,
+      name: nameOf(entry, key),
+      place: at([key, 'bindings', index]),
+    }));
+  return [{ key, name: nameOf(value, key), place: at([key]) }];
+}
+
+/** Whether the preview env block gave `key` (so its place in the file is under `env.<name>`). */
+function isInEnv(app: AppWranglerConfig, key: string): boolean {
+  const block = (app.top.env as Record<string, Record<string, unknown>> | undefined)?.[app.env ?? ''];
+  return block !== undefined && Object.hasOwn(block, key);
+}
+
+function problemOf(binding: OutsideBinding, app: AppWranglerConfig, config: SlotConfig): string {
+  const known = isKnownKey(binding.key);
+  const what = known
+    ? `${binding.place} (binding ${binding.name}) is not a resource of the slot, so the preview would use what it names now (production's, often)`
+    : `${binding.place} is a wrangler setting preview-gc does not know, so it cannot tell what the preview would share`;
+  const env = app.env ?? config.deploy.env;
+  return `${what}; give the preview its own in env.${env} of ${app.file}, or share it on purpose with deploy: { shared: [${binding.name}] } in ${config.file}`;
+}
+
+/**
+ * The outside bindings of `app` (its preview env applied), and the unclaimed service bindings
+ * placement found: shared where the slot config says so, a problem each otherwise.
+ */
+export function readOutsideBindings(
+  app: AppWranglerConfig,
+  config: SlotConfig,
+  unclaimedServices: readonly WranglerReference[],
+): OutsideReading {
+  const outside: OutsideBinding[] = [
+    ...Object.keys(app.top)
+      .filter((key) => treatmentOf(key) === 'outside')
+      .flatMap((key) => bindingsUnder(app, key)),
+    ...unclaimedServices.map((reference) => ({
+      key: 'services',
+      name: nameOf(valueAt(app.top, reference.path), reference.target),
+      place: `${app.env !== undefined && isInEnv(app, 'services') ? `env.${app.env}.` : ''}${pathText(reference.path)}`,
+    })),
+  ];
+  const sharing = new Set(config.deploy.shared);
+  const shared: SharedBinding[] = [];
+  const problems: string[] = [];
+  for (const binding of outside) {
+    if (sharing.has(binding.name) || sharing.has(binding.key))
+      shared.push({ name: binding.name, place: binding.place });
+    else problems.push(problemOf(binding, app, config));
+  }
+  const used = new Set(outside.flatMap((binding) => [binding.name, binding.key]));
+  for (const name of config.deploy.shared.filter((candidate) => !used.has(candidate)))
+    problems.push(
+      `${config.file} deploy.shared: '${name}' names no binding of ${app.file} outside the slot${outside.length > 0 ? ` (those are ${outside.map((binding) => binding.name).join(', ')})` : ''}; fix the name or remove it`,
+    );
+  return { shared, problems };
+}
