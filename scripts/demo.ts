@@ -1,10 +1,12 @@
 // `npm start`: the whole system on this machine, with no Cloudflare account and no network. Starts the
 // semaphore (workerd) and the Cloudflare API twin on free loopback ports, seeds the demo pool, runs
-// status, three deploys' acquire, gc --dry-run, gc and status through executeSettings (exactly the
-// code the action runs), writes the job summary the action would post, and stops everything.
+// status, three deploys' acquire (each writing the sample app's wrangler config for its slot), the
+// real wrangler CLI's deploy of the third from that copy, gc --dry-run, gc and status through
+// executeSettings (exactly the code the action runs), writes the job summary the action would post,
+// and stops everything.
 // PREVIEW_GC_SUMMARY_PATH moves the summary (the test writes it to a temporary folder).
 import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import {
   DEMO_CONFIG_PATH,
   DEMO_POOL,
@@ -16,6 +18,7 @@ import {
   demoTwinSeed,
   seedDemoPool,
 } from '../demo/fixture.ts';
+import { prepareSampleApp, type SampleApp } from '../demo/sample-deploy.ts';
 import { processIO } from '../src/cli/io.ts';
 import { progressPrinter } from '../src/cli/progress.ts';
 import { clean, paint, renderTable } from '../src/cli/style.ts';
@@ -116,6 +119,7 @@ async function main(): Promise<number> {
   say('Starting the semaphore (the lease service, in workerd) and a twin of the Cloudflare API …');
   const semaphore = await startLocalSemaphore({ port: 0 });
   let twin: Twin | undefined;
+  let sample: SampleApp | undefined;
   try {
     twin = await startTwin({ seed: demoTwinSeed(demoSlugs(SLOT_COUNT)) });
     say(`  semaphore   ${semaphore.url}`);
@@ -176,29 +180,36 @@ async function main(): Promise<number> {
       return report;
     };
 
-    banner('1/5', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
+    sample = await prepareSampleApp(twin);
+    banner('1/6', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
     await run('status', false);
     banner(
-      '2/5',
+      '2/6',
       'preview-gc acquire --pr 1610, 1611, 1612',
-      'Three pull requests push and their deploys ask for a slot. The clean ones go first; the third gets a slot released dirty and erases it before its deploy.',
+      "Three pull requests push and their deploys ask for a slot. The clean ones go first; the third gets a slot released dirty and erases it before its deploy. Each gets the sample app's wrangler config written for its slot.",
     );
+    let deployed: RunReport | undefined;
     for (const pullRequest of DEPLOYS) {
-      const report = await execute('acquire', { 'pull-request': String(pullRequest) }, 'acquired');
-      const text = renderTerminalReport(report, style);
+      deployed = await execute(
+        'acquire',
+        { 'pull-request': String(pullRequest), 'wrangler-config': sample.wranglerConfig },
+        'acquired',
+      );
+      const text = renderTerminalReport(deployed, style);
       // The last one tells the story in full; the first two get their headline.
       say(pullRequest === DEPLOYS.at(-1) ? text : (text.split('\n')[0] ?? ''));
     }
+    await deployPreview(sample, deployed);
     banner(
-      '3/5',
+      '4/6',
       'preview-gc gc --dry-run',
       'The same code path as a real sweep, with every change replaced by a record.',
     );
     await run('gc', true);
-    banner('4/5', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
+    banner('5/6', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
     const gc = await run('gc', false);
     await writeFile(summaryPath, renderSummary(gc));
-    banner('5/5', 'preview-gc status', 'The pool after the sweep.');
+    banner('6/6', 'preview-gc status', 'The pool after the sweep.');
     const after = await run('status', false);
     say();
     say(bold('The data in the twin after the sweep:'));
@@ -221,12 +232,39 @@ async function main(): Promise<number> {
     );
     return failed ? 1 : 0;
   } finally {
+    await sample?.remove();
     await twin?.close();
     await semaphore.stop();
     say('The semaphore and the twin are stopped.');
     say();
     for (const line of NEXT_STEPS) say(line);
   }
+}
+
+/**
+ * The third deploy's job, after its acquire: the real wrangler CLI deploys the sample app from the
+ * slot's copy of its config. What the slot's Worker then runs with, read back from the twin.
+ */
+async function deployPreview(sample: SampleApp, report: RunReport | undefined): Promise<void> {
+  const copy = report?.acquired?.wranglerConfig;
+  const worker = report?.acquired?.resources.workers?.[0]?.name;
+  if (copy === undefined || worker === undefined)
+    throw new Error('the third deploy got no slot to deploy to');
+  banner(
+    '3/6',
+    `wrangler deploy --config ${basename(copy)}`,
+    "The third pull request's deploy job, with the real wrangler CLI. The app's own config (demo/shop) is production's: its account, domain, nightly cron, live Stripe keys and a warehouse database. The copy acquire wrote deploys only into the slot.",
+  );
+  const preview = await sample.deploy(copy, worker);
+  const vars = Object.entries(preview.vars).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  say(`  Worker      ${clean(worker)}, in the slot's account`);
+  say(
+    `  Schedules   ${preview.crons.length === 0 ? "none: production's nightly 0 3 * * * job does not run in the preview" : clean(preview.crons.join(', '))}`,
+  );
+  say(`  Vars        ${clean(vars.join(', '))} (from the app's env.preview block)`);
+  say(
+    `  Bindings    ${clean(preview.bindings.map((binding) => binding.name).join(', '))}: the slot's own resources, and WAREHOUSE shared on purpose (deploy.shared)`,
+  );
 }
 
 const NEXT_STEPS = [

@@ -20,15 +20,16 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
-  it('runs status, three deploys, gc --dry-run, gc and status, and exits 0', () => {
+  it('runs status, three deploys, a wrangler deploy, gc --dry-run, gc and status, and exits 0', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const steps = result.stdout.split('\n').filter((line) => line.startsWith('━━━'));
     expect(steps.map((line) => line.replace(/ ━+$/, ''))).toEqual([
-      '━━━ 1/5  preview-gc status',
-      '━━━ 2/5  preview-gc acquire --pr 1610, 1611, 1612',
-      '━━━ 3/5  preview-gc gc --dry-run',
-      '━━━ 4/5  preview-gc gc',
-      '━━━ 5/5  preview-gc status',
+      '━━━ 1/6  preview-gc status',
+      '━━━ 2/6  preview-gc acquire --pr 1610, 1611, 1612',
+      '━━━ 3/6  wrangler deploy --config wrangler.preview-gc.preview-4.jsonc',
+      '━━━ 4/6  preview-gc gc --dry-run',
+      '━━━ 5/6  preview-gc gc',
+      '━━━ 6/6  preview-gc status',
     ]);
     expect(result.stdout).toMatch(/pull request #1610 has preview-5 until .* UTC, a clean slot/);
     expect(result.stdout).toMatch(/pull request #1611 has preview-9 until .* UTC, a clean slot/);
@@ -40,6 +41,20 @@ describe('npm start', () => {
     expect(result.stdout).toMatch(
       /✔ Done in \d+ s\. gc reclaimed 4 of 4 slots .* left the 5 live leases alone\./,
     );
+  });
+
+  it("deploys the sample app with the real wrangler from the slot's copy: no production cron, the preview's vars", () => {
+    // Read back from the twin after wrangler's deploy, not from the copy.
+    expect(result.stdout).toContain(
+      "  Schedules   none: production's nightly 0 3 * * * job does not run in the preview",
+    );
+    expect(result.stdout).toContain(
+      '  Vars        API_BASE="https://api.staging.example.com", STRIPE_MODE="test" (from the app\'s env.preview block)',
+    );
+    expect(result.stdout).toContain(
+      '  Shared      "WAREHOUSE" (at "env.preview.hyperdrive[0]") (deploy.shared)',
+    );
+    expect(result.stdout).not.toContain('STRIPE_MODE="live"');
   });
 
   it('writes the job summary of the real sweep where it says', async () => {
