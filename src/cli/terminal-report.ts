@@ -75,6 +75,11 @@ function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
     `  Resources   ${resourceList(slot.resources, clean)}`,
     ...(left === undefined ? [] : [`  Left        ${left}; read nothing you did not write`]),
     ...(slot.wranglerConfig === undefined ? [] : [`  Wrangler    ${clean(slot.wranglerConfig)}`]),
+    ...(slot.url !== undefined
+      ? [`  URL         ${clean(slot.url)} once the deploy is done`]
+      : slot.noUrl !== undefined
+        ? [`  URL         none: ${clean(slot.noUrl)}`]
+        : []),
   ];
 }
 
