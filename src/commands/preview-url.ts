@@ -86,7 +86,7 @@ function deployedWorker(
   if (bound.length === 1 && chosen !== undefined) return chosen;
   return {
     why: `the slot config names ${workers.length} Workers and ${bound.length === 0 ? 'none' : bound.length} with a binding, so which one the deploy's URL is cannot be told; give the deployed one binding: <its name in the wrangler config>`,
-    warning: true,
+    warning: false,
   };
 }
 

@@ -64,7 +64,7 @@ describe('previewUrl on workers.dev', () => {
     ];
     expect(await previewUrl(request({ workers: two }))).toMatchObject({
       why: expect.stringMatching(/^the slot config names 2 Workers and none with a binding/),
-      warning: true,
+      warning: false,
     });
     expect(routesServed(env)).toEqual([]);
   });
