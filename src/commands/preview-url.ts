@@ -8,6 +8,7 @@
 // the answer says why in one sentence.
 import { CloudflareCallError } from '../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../cloudflare/client.ts';
+import { slotNumberOf } from '../kinds/name-template.ts';
 import type { WorkerTemplate } from '../kinds/workers/config.ts';
 import { readWorkersSubdomain } from '../kinds/workers/subdomain.ts';
 import { quoted } from '../text/log-text.ts';
@@ -17,7 +18,7 @@ import { oneLineError } from './error-line.ts';
 export type PreviewUrlAnswer = { url: string } | { why: string; warning: boolean };
 
 export interface PreviewUrlRequest {
-  /** The slot's slug: `{slot}` in a route pattern. */
+  /** The slot's slug: `{slot}` in a route pattern, and its last number `{n}`. */
   slug: string;
   /** The slot's Workers, their names expanded for the slot (resourcesForSlot). */
   workers: readonly WorkerTemplate[];
@@ -41,19 +42,23 @@ function hostProblem(host: string): string | undefined {
 }
 
 /**
- * Why a preview route pattern cannot give each slot an address, or undefined: it must name `{slot}`
- * (else every slot shares one address) and, expanded, start with a plain hostname.
+ * Why a preview route pattern cannot give each slot an address, or undefined: its host must name
+ * `{slot}` or `{n}` (else every slot shares one address, as the slot config's own check says) and,
+ * expanded, be a plain hostname.
  */
 export function routePatternProblem(pattern: string): string | undefined {
-  if (!pattern.includes('{slot}'))
-    return `route pattern ${quoted(pattern)} must contain {slot}, so that every slot has its own address`;
-  // A slug of one letter stands in for every slot: the pattern's own part must hold up on its own.
-  const url = routeUrl(pattern, 'a');
+  if (!/\{(?:slot|n)\}/.test(pattern.split('/')[0] ?? ''))
+    return `route pattern ${quoted(pattern)} must hold {slot} or {n} in its host, so that every slot has its own address`;
+  // A slug of a letter and a digit stands in for every slot: the pattern's own part must hold up.
+  const url = routeUrl(pattern, 'a1');
   return 'url' in url ? undefined : url.why;
 }
 
 function routeUrl(pattern: string, slug: string): { url: string } | { why: string } {
-  const expanded = pattern.replaceAll('{slot}', slug);
+  const number = slotNumberOf(slug);
+  if (pattern.includes('{n}') && number === undefined)
+    return { why: `route pattern ${quoted(pattern)} uses {n}, but the slot '${slug}' has no number in it` };
+  const expanded = pattern.replaceAll('{slot}', slug).replaceAll('{n}', number ?? '');
   const slash = expanded.indexOf('/');
   const host = slash === -1 ? expanded : expanded.slice(0, slash);
   const path = (slash === -1 ? '' : expanded.slice(slash)).replace(/\/\*$/, '');

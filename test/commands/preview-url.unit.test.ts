@@ -123,6 +123,9 @@ describe('previewUrl with a preview route pattern', () => {
     expect(await previewUrl(request({ routePattern: 'shop-{slot}.example.com/app/*' }))).toEqual({
       url: 'https://shop-preview-3.example.com/app',
     });
+    expect(await previewUrl(request({ routePattern: 'shop-{n}.preview.example.com/*' }))).toEqual({
+      url: 'https://shop-3.preview.example.com',
+    });
     // The Workers do not matter: the route gives the address.
     expect(await previewUrl(request({ workers: [], routePattern: '{slot}.example.com' }))).toEqual({
       url: 'https://preview-3.example.com',
@@ -137,19 +140,27 @@ describe('previewUrl with a preview route pattern', () => {
       '{slot}.example.com:8443/*',
       '{slot}_x.example.com/*',
       '{slot}',
-      '{slot}.{n}.example.com/*',
+      '{slot}.{x}.example.com/*',
       '{slot}.exa mple.com/*',
       '{slot}.example.com/a*b/*',
       '{slot}.example.com/?q=1',
     ];
     for (const pattern of refused) {
-      expect(routePatternProblem(pattern), pattern).toMatch(/is not a plain hostname|may hold only/);
+      expect(routePatternProblem(pattern), pattern).toMatch(
+        /is not a plain hostname|may hold only|must hold {slot} or {n}/,
+      );
       const { request } = setUp();
       expect(await previewUrl(request({ routePattern: pattern })), pattern).toMatchObject({ warning: true });
     }
-    expect(routePatternProblem('preview.example.com/*')).toBe(
-      'route pattern "preview.example.com/*" must contain {slot}, so that every slot has its own address',
-    );
+    for (const pattern of ['preview.example.com/*', 'preview.example.com/{slot}/*'])
+      expect(routePatternProblem(pattern)).toBe(
+        `route pattern "${pattern}" must hold {slot} or {n} in its host, so that every slot has its own address`,
+      );
+    const { request } = setUp();
+    expect(await previewUrl(request({ slug: 'staging', routePattern: 'app-{n}.example.com/*' }))).toEqual({
+      why: `route pattern "app-{n}.example.com/*" uses {n}, but the slot 'staging' has no number in it`,
+      warning: true,
+    });
     expect(routePatternProblem('{slot}.preview.example.com/*')).toBeUndefined();
     expect(routePatternProblem('{slot}.Example.com/*')).toMatch(/is not a plain hostname/);
   });
