@@ -263,6 +263,9 @@ async function deployPreview(sample: SampleApp, report: RunReport | undefined): 
   );
   say(`  Vars        ${clean(vars.join(', '))} (from the app's env.preview block)`);
   say(
+    `  Address     ${clean(report?.acquired?.url ?? `none: ${report?.acquired?.noUrl ?? 'unknown'}`)} (acquire's url output)`,
+  );
+  say(
     `  Bindings    ${clean(preview.bindings.map((binding) => binding.name).join(', '))}: the slot's own resources, and WAREHOUSE shared on purpose (deploy.shared)`,
   );
 }

@@ -12,7 +12,7 @@ import { oneLineError } from './commands/lease.ts';
 import { actionPlace, type RunPlace } from './config/run-place.ts';
 import type { Settings } from './config/settings.ts';
 import { loadSlotConfig, type SlotConfig } from './config/slot-config.ts';
-import { protectionOf } from './config/slot-resources.ts';
+import { protectionOf, resourcesForSlot } from './config/slot-resources.ts';
 import type { GitHubPullRequests } from './github/pull-requests.ts';
 import type { RunReport } from './report/model.ts';
 import { SemaphoreClient, type TokenSource } from './semaphore/client.ts';
@@ -172,6 +172,9 @@ export async function executeSettings(settings: Settings, options: ExecuteOption
     ...(settings.command === 'gc' && settings.webhookUrl !== undefined
       ? { webhook: { url: settings.webhookUrl } }
       : {}),
+    ...(settings.command === 'acquire' && config !== null && cloudflare !== null
+      ? { previewUrl: previewUrlFor(config, cloudflare.api) }
+      : {}),
     ...workerPreviewsOf(
       settings,
       config,
@@ -202,6 +205,25 @@ function workerPreviewsOf(
       api,
       deadlineAt,
     },
+  };
+}
+
+/**
+ * acquire's `url`: the slot config's preview route (`deploy.route`), or else the slot's Worker and the
+ * account's workers.dev subdomain on the run's client. Its module (and the SDK resource it reads with) is loaded only when asked.
+ */
+function previewUrlFor(
+  config: SlotConfig,
+  api: () => Promise<CloudflareApi>,
+): NonNullable<CommandContext['previewUrl']> {
+  return async (slug) => {
+    const { previewUrl } = await import('./commands/preview-url.ts');
+    return previewUrl({
+      slug,
+      workers: resourcesForSlot(config, slug).workers,
+      api,
+      routePattern: config.deploy.route,
+    });
   };
 }
 

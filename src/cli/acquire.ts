@@ -15,7 +15,8 @@ export const acquireCommand: CommandSpec = {
     'one, never by force. A slot released dirty or taken over from an expired lease is erased under',
     'the new lease before it is handed over; if that fails it is released dirty and the run fails.',
     'Slots that need repair are not handed out. Prints the slot and its resources with their ids,',
-    "and writes the app's wrangler config for the slot next to it (wrangler deploy --config <it>).",
+    "writes the app's wrangler config for the slot next to it (wrangler deploy --config <it>), and",
+    "prints the preview's URL: the slot's Worker on the account's workers.dev subdomain.",
   ].join('\n'),
   options: {
     pr: {

@@ -79,6 +79,11 @@ function acquiredSection(report: RunReport, style: TerminalStyle): string[] {
     ...(slot.shared === undefined
       ? []
       : [`  Shared      ${sharedList(slot.shared, quoted)} (deploy.shared)`]),
+    ...(slot.url !== undefined
+      ? [`  URL         ${clean(slot.url)} once the deploy is done`]
+      : slot.noUrl !== undefined
+        ? [`  URL         none: ${clean(slot.noUrl)}`]
+        : []),
   ];
 }
 

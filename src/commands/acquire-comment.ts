@@ -2,7 +2,7 @@
 // hidden marker and updated in place, saying which slot the pull request has and until when. A comment
 // is a courtesy: whatever goes wrong becomes a warning, never a failed step.
 
-import { escapeMarkdown, inlineCode } from '../report/escape.ts';
+import { escapeMarkdown, inlineCode, urlLink } from '../report/escape.ts';
 import { readableUtc, sharedList } from '../report/format.ts';
 import type { AcquiredSlot } from '../report/model.ts';
 import { previousDataText } from '../report/view.ts';
@@ -18,6 +18,7 @@ export function slotComment(pool: string, slot: AcquiredSlot, previousHolder: st
     commentMarker(pool),
     `**Preview slot** ${inlineCode(slot.slug)} (pool ${inlineCode(pool)}) is this pull request's until **${readableUtc(slot.leaseExpiresAt)}**. Every push extends it; when the pull request closes, the slot goes back to the pool.`,
   ];
+  if (slot.url !== undefined) lines.push('', `Once deployed, the preview answers at ${urlLink(slot.url)}.`);
   if (slot.wasDirty) {
     lines.push('', `It held ${previousDataText(previousHolder, escapeMarkdown)}, erased before this deploy.`);
   }

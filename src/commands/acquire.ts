@@ -16,6 +16,7 @@ import { takeSlot } from './acquire-slot.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { workThroughSlots } from './lease.ts';
+import type { PreviewUrlAnswer } from './preview-url.ts';
 import {
   livePullRequestHolders,
   lookUpPullRequests,
@@ -243,6 +244,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
       poolAfter: await listPoolRows(ctx),
     });
   }
+  const url = await previewUrlOf(ctx, lease.slug, warnings);
   const acquired = {
     slug: lease.slug,
     slotNumber: slotNumberOf(lease.slug) ?? null,
@@ -254,6 +256,7 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     resources: located.resources,
     ...(wranglerConfig === undefined ? {} : { wranglerConfig }),
     ...sharedOf(options.wranglerConfig),
+    ...url,
   };
   if (options.comment)
     await postSlotComment(ctx, options.pullRequest, acquired, need.previousHolder, warnings);
@@ -267,6 +270,28 @@ function sharedOf(config: SlotWranglerConfig | undefined): { shared?: SharedBind
 
 function deployWarningsOf(config: SlotWranglerConfig | undefined): readonly string[] {
   return config?.warnings ?? [];
+}
+
+/**
+ * The preview's address, or why it has none: never a failed acquire, since the deploy can go on
+ * without it. What a person should fix (the subdomain unread, a name no URL can hold) is a warning too.
+ */
+async function previewUrlOf(
+  ctx: CommandContext,
+  slug: string,
+  warnings: string[],
+): Promise<{ url: string } | { noUrl: string } | Record<string, never>> {
+  if (ctx.previewUrl === undefined) return {};
+  let answer: PreviewUrlAnswer;
+  try {
+    answer = await ctx.previewUrl(slug);
+  } catch (error) {
+    answer = { why: `it could not be worked out (${oneLineError(error)})`, warning: true };
+  }
+  if ('url' in answer) return { url: answer.url };
+  if (answer.warning)
+    warnings.push(`The preview has no url: ${answer.why}. The slot is handed over all the same.`);
+  return { noUrl: answer.why };
 }
 
 /** Why the slot's resources could not be read for its deploy, as one sentence or two, and the fix. */

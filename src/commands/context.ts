@@ -16,6 +16,7 @@ import type { Slot } from '../semaphore/protocol.ts';
 import type { SpendSource } from '../spend/source.ts';
 import { plural } from '../text/words.ts';
 import type { NoticeSink } from './notices.ts';
+import type { PreviewUrlAnswer } from './preview-url.ts';
 import type { SlotResourcePresence } from './resource-presence.ts';
 
 export interface EraseRequest {
@@ -149,6 +150,11 @@ export interface CommandContext {
   spend?: SpendContext | null;
   /** gc: where its notices go (`webhook-url`, notices.ts); undefined without one. */
   webhook?: NoticeSink | undefined;
+  /**
+   * acquire: the preview's address for a slot after its deploy (preview-url.ts), or why it has none;
+   * undefined where the run cannot tell (tests of other things).
+   */
+  previewUrl?: (slug: string) => Promise<PreviewUrlAnswer>;
   /** gc and cleanup: the Workers whose Worker Previews are swept; undefined when the config names none. */
   workerPreviews?: WorkerPreviewsAccess;
 }

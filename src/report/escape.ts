@@ -89,3 +89,14 @@ export function inlineCode(text: string): string {
     .replace(/\|/g, '\\|');
   return `\`${body}\``;
 }
+
+/** What a URL preview-gc built from checked parts looks like: https, a hostname, a plain path. */
+const CHECKED_URL = /^https:\/\/[a-z0-9.-]+(?:\/[A-Za-z0-9._~/-]*)?$/;
+
+/**
+ * A link to a URL preview-gc built (the preview's `url`), shown as inline code. Anything that does
+ * not look like one is shown as text, never linked: a link's target is the one place escaping cannot reach.
+ */
+export function urlLink(url: string): string {
+  return CHECKED_URL.test(url) ? `[${inlineCode(url)}](${url})` : escapeMarkdown(url);
+}

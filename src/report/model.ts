@@ -211,6 +211,10 @@ export interface AcquiredSlot {
   resources: AcquiredResources;
   /** The app's wrangler config written for this slot (the `wrangler-config` output), when there was one. */
   wranglerConfig?: string;
+  /** Where the slot's Worker answers after the deploy (the `url` output), built from checked parts only. */
+  url?: string;
+  /** Why the preview has no `url`, one sentence (no Worker in the slot config, the subdomain unread, …). */
+  noUrl?: string;
   /** Bindings of that config the preview shares with what they name, on purpose (`deploy.shared`). */
   shared?: SharedBindingRow[];
 }

@@ -36,6 +36,7 @@ export function setOutputs(report: RunReport, io: Pick<PublishIO, 'setOutput'>):
   io.setOutput('was-dirty', String(slot.wasDirty));
   io.setOutput('resources', JSON.stringify(slot.resources));
   io.setOutput('wrangler-config', slot.wranglerConfig ?? '');
+  io.setOutput('url', slot.url ?? '');
 }
 
 /** One error annotation per slot that needs a person: its problem and the fix. */

@@ -3,7 +3,14 @@
 import { pastable } from '../text/shell.ts';
 import { formatCount, plural } from '../text/words.ts';
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
-import { escapeMarkdown as esc, escapeCodeBlock, escapeLines, escapeTitle, inlineCode } from './escape.ts';
+import {
+  escapeMarkdown as esc,
+  escapeCodeBlock,
+  escapeLines,
+  escapeTitle,
+  inlineCode,
+  urlLink,
+} from './escape.ts';
 import {
   formatDuration,
   leftByLastTenant,
@@ -97,6 +104,11 @@ function acquiredSection(report: RunReport): string[] {
     ...(slot.wranglerConfig === undefined
       ? []
       : [`| Wrangler config (\`wrangler-config\`) | ${inlineCode(slot.wranglerConfig)} |`]),
+    ...(slot.url !== undefined
+      ? [`| Preview (\`url\`) | ${urlLink(slot.url)} once the deploy is done |`]
+      : slot.noUrl !== undefined
+        ? [`| Preview (\`url\`) | none: ${esc(slot.noUrl)} |`]
+        : []),
     ...(slot.shared === undefined
       ? []
       : [

@@ -441,9 +441,12 @@ describe('acquire', () => {
     expect(first.stdout).toContain(
       `Resources   workers: shop-${slug}; d1: shop-${slug}-db (${uuid}); kv: shop-${slug}-cache (${namespaceId}); r2: shop-${slug}-files, shop-${slug}-sandboxes`,
     );
+    // Where the preview answers once deployed, in the terminal and in --json.
+    const url = `https://shop-${slug}.${twin.account.workers.subdomain}.workers.dev`;
+    expect(first.stdout).toContain(`URL         ${url} once the deploy is done`);
     const second = await cli(['acquire', '--pr', '1700', '--json', ...FAST]);
     expect(second.code, show(second)).toBe(0);
-    expect((JSON.parse(second.stdout) as RunReport).acquired).toMatchObject({ slug, reused: true });
+    expect((JSON.parse(second.stdout) as RunReport).acquired).toMatchObject({ slug, reused: true, url });
     // Give it back, so the session goes on with the pool as it was.
     await client.release({ type: DEMO_POOL, slug, force: true, ifHolder: 'pr-1700' });
   });

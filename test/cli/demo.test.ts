@@ -55,6 +55,9 @@ describe('npm start', () => {
       '  Shared      "WAREHOUSE" (at "env.preview.hyperdrive[0]") (deploy.shared)',
     );
     expect(result.stdout).not.toContain('STRIPE_MODE="live"');
+    expect(result.stdout).toMatch(
+      / {2}Address {5}https:\/\/shop-preview-4\.[a-z0-9-]+\.workers\.dev \(acquire's url output\)/,
+    );
   });
 
   it('writes the job summary of the real sweep where it says', async () => {

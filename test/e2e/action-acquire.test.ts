@@ -98,9 +98,11 @@ describe('acquire: one slot per pull request', () => {
         }),
       ),
     });
-    // A clean slot: no erase, but the credential check, one listing per kind for the ids, and the
-    // bucket's objects read for what the last tenant may have left (nothing here).
-    expect(reportOf(first).cloudflare?.requests).toBe(6);
+    // A clean slot: no erase, but the credential check, one listing per kind for the ids, the
+    // bucket's objects read for what the last tenant may have left (nothing here), and the account's
+    // workers.dev subdomain for the preview's url.
+    expect(reportOf(first).cloudflare?.requests).toBe(7);
+    expect(first.outputs.url).toBe(`https://rel-${slug}.${stack.twin.account.workers.subdomain}.workers.dev`);
     const held = await slotOf(pool, slug);
     expect(first.outputs['lease-expires-at']).toBe(new Date(held.leasedUntil ?? 0).toISOString());
     expect(first.summary.split('\n')[0]).toBe(

@@ -148,6 +148,11 @@ describe('a preview deploy never touches production', () => {
     const deployed = stack.twin.state().workers.find((entry) => entry.name === 'shop-preview-1');
     expect(deployed?.crons).toEqual([]);
     expect(deployed?.subdomain.enabled).toBe(true);
+    // The url output is the workers.dev address the deployed preview answers at.
+    expect(run.outputs.url).toBe(
+      `https://shop-preview-1.${stack.twin.account.workers.subdomain}.workers.dev`,
+    );
+    expect(deployed?.reachable.map((entry) => entry.url)).toContain(run.outputs.url);
     // Nothing went to production's Worker, nor to production's account.
     expect(stack.twin.state().workers.some((entry) => entry.name === 'shop')).toBe(false);
     expect(stack.twin.requests().some((request) => request.path.includes('beef'))).toBe(false);

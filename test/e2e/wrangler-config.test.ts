@@ -201,6 +201,9 @@ describe("acquire writes the slot's wrangler config, and wrangler deploys from i
     // production's cron triggers.
     const deployed = stack.twin.state().workers.find((w) => w.name === `shop-${slug}`);
     expect(deployed?.subdomain.enabled).toBe(true);
+    // The url output is the address the deployed preview answers at.
+    expect(run.outputs.url).toBe(`https://shop-${slug}.${stack.twin.account.workers.subdomain}.workers.dev`);
+    expect(deployed?.reachable.map((entry) => entry.url)).toContain(run.outputs.url);
     expect(deployed?.crons).toEqual([]);
     expect(stack.twin.requests().map((request) => request.route)).toContain(
       'PUT /accounts/:account/workers/scripts/:name/schedules',

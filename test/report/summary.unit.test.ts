@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { slotComment } from '../../src/commands/acquire-comment.ts';
+import { escapeMarkdown, urlLink } from '../../src/report/escape.ts';
 import { annotate, setOutputs } from '../../src/report/publish.ts';
 import { renderSummary, SUMMARY_LIMIT_BYTES } from '../../src/report/summary.ts';
 import { everyKind } from '../support/every-kind.ts';
@@ -181,6 +183,43 @@ describe('acquire and slots that need repair', () => {
       resources:
         '{"workers":[{"name":"shop-preview-3"}],"d1":[{"name":"shop-preview-3-db","id":"c2a1f4a8-0000-4000-8000-0000000000d1"}],"kv":[],"r2":[],"queues":[],"vectorize":[]}',
     });
+  });
+
+  it("links the preview's url in the summary and the comment, and sets the url output", () => {
+    const withUrl = { ...acquired, url: 'https://shop-preview-3.acme.workers.dev' };
+    const link = '[`https://shop-preview-3.acme.workers.dev`](https://shop-preview-3.acme.workers.dev)';
+    expect(renderSummary(report({ command: 'acquire', acquired: withUrl }))).toContain(
+      `| Preview (\`url\`) | ${link} once the deploy is done |`,
+    );
+    expect(slotComment('preview-slot', withUrl, null)).toContain(
+      `Once deployed, the preview answers at ${link}.`,
+    );
+    const outputs: Record<string, string | number> = {};
+    setOutputs(report({ command: 'acquire', acquired: withUrl }), {
+      setOutput: (name, value) => (outputs[name] = value),
+    });
+    expect(outputs.url).toBe('https://shop-preview-3.acme.workers.dev');
+  });
+
+  it('says in one line why there is no url, escaped; the output is empty and the comment silent', () => {
+    const without = { ...acquired, noUrl: 'the token may not read <it> (403)' };
+    expect(renderSummary(report({ command: 'acquire', acquired: without }))).toContain(
+      '| Preview (`url`) | none: the token may not read &lt;it&gt; (403) |',
+    );
+    expect(slotComment('preview-slot', without, null)).not.toContain('preview answers');
+    const outputs: Record<string, string | number> = {};
+    setOutputs(report({ command: 'acquire', acquired: without }), {
+      setOutput: (name, value) => (outputs[name] = value),
+    });
+    expect(outputs.url).toBe('');
+  });
+
+  it('never links what does not look like a URL preview-gc built', () => {
+    expect(urlLink('https://a.example.com/app')).toBe(
+      '[`https://a.example.com/app`](https://a.example.com/app)',
+    );
+    for (const url of ['javascript:alert(1)', 'https://a.example.com/x)[y](z', 'http://a.example.com'])
+      expect(urlLink(url)).toBe(escapeMarkdown(url));
   });
 
   it('flags a slot whose erase failed twice, with the failing step and the fix, escaped', () => {
