@@ -1,4 +1,4 @@
-// Before slots join the pool: do their Cloudflare resources exist? preview-gc never creates resources,
+// Before slots join the pool: do their Cloudflare resources exist? Adding slots creates no resources,
 // so a slot whose database is missing would only fail at its first erase, after a pull request used
 // it. With Cloudflare credentials every slot is checked with one listing per kind, shared by all
 // slots; without them the command says it did not check.
@@ -75,7 +75,7 @@ export async function checkSlotResources(
       [
         `nothing was changed: these resources do not exist in account ${accountId}:`,
         ...missing,
-        `preview-gc never creates resources: create them (wrangler d1 create, …), fix the templates in ${config.file}, or add only the slots whose resources exist.`,
+        `adding slots creates no resources: create the missing ones with preview-gc slots provision (or wrangler d1 create, …), fix the templates in ${config.file}, or add only the slots whose resources exist.`,
       ].join('\n'),
     );
   }

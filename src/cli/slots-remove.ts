@@ -51,7 +51,7 @@ export const slotsRemoveCommand: CommandSpec = {
     'one, is kept: run gc or release it first. A dirty slot is kept too, unless --allow-dirty: its',
     'data would stay in its resources for good, since no sweep erases a slot outside the pool. The',
     'semaphore removes a slot only as the listing showed it (the same generation, clean unless',
-    'allowed), so one leased in between is kept. Cloudflare resources are never deleted: the slot',
+    'allowed), so one leased in between is kept. It deletes no Cloudflare resource: the slot',
     'leaves the pool, its Worker, D1, KV and R2 stay as they are.',
   ].join('\n'),
   options: { ...ALLOW_DIRTY_OPTION, ...SEMAPHORE_OPTIONS },

@@ -242,7 +242,7 @@ export async function emptyPoolProblem(
   return [
     `Pool '${ctx.pool}' has no slots (its name comes from ${ctx.poolSource}), ${consequence}. Either:`,
     `${inAnother} ${ctx.poolSource} to that pool's name, or`,
-    `- the slots were never added: add them, e.g. 'preview-gc slots sync --count 9 --pool ${ctx.pool} --dirty' (README, "Use it in your repository").`,
+    `- the slots were never added: add them with 'preview-gc slots sync --count <N> --pool ${ctx.pool} --dirty', N the number of slots you want (README, "Use it in your repository").`,
   ].join('\n');
 }
 

@@ -11,6 +11,7 @@ import { quoted } from '../text/log-text.ts';
 import { shellCommand } from '../text/shell.ts';
 import { type CommandContext, emptyPoolProblem, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
+import { forceReleaseStep } from './lease.ts';
 import { livePullRequestHolders, lookUpPullRequests, pullRequestLabels } from './pull-request-holders.ts';
 import { withWorkerPreviews } from './worker-previews-report.ts';
 
@@ -99,7 +100,7 @@ function leaseFindings(
     findings.push(
       problem(
         `its lease ends in ${formatDuration(endsInMs)}, far beyond lease-minutes (${formatDuration(leaseMs)}): it was taken with a longer lease (a workflow that still sets lease-minutes, or by hand), and the slot is kept from the pool until then`,
-        `Drop the longer lease-minutes from the workflow; once nobody uses the slot, ${shellCommand(['preview-gc', 'release', '--slot', slot.slug, '--force']) ?? 'release it by force'}.`,
+        `Drop the longer lease-minutes from the workflow; once nobody uses the slot, ${forceReleaseStep(slot)}`,
       ),
     );
   }

@@ -131,6 +131,7 @@ export async function keepRecords(
       alerting.set(slot.slug, {
         slug: slot.slug,
         holder: slot.holder,
+        generation: slot.generation,
         usdPerHour: shown.usdPerHour,
         burning: shown.burning,
       });

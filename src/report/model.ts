@@ -159,6 +159,8 @@ export interface SpendSummary {
 export interface SpendAlert {
   slug: string;
   holder: string;
+  /** The slot's generation the read saw: `release --force` ends only that lease. */
+  generation: number;
   usdPerHour: number;
   burning: SpendBurning | null;
 }

@@ -94,12 +94,27 @@ export function alertParts(alert: SpendAlert, report: Pick<RunReport, 'pool' | '
   return {
     cost: `about ${dollarsPerHour(alert.usdPerHour)}${threshold}`,
     burns: alert.burning === null ? '' : `: ${burningText(alert.burning)}`,
-    release: shellCommand(['preview-gc', 'release', '--pool', report.pool, '--slot', alert.slug, '--force']),
+    // Every flag a force needs (release.ts): the lease it means, pinned, and why.
+    release: shellCommand([
+      'preview-gc',
+      'release',
+      '--pool',
+      report.pool,
+      '--slot',
+      alert.slug,
+      '--force',
+      '--holder',
+      alert.holder,
+      '--generation',
+      String(alert.generation),
+      '--note',
+      'spend alert',
+    ]),
     advice: (command) =>
       'Its lease is live, so gc leaves it alone. If the preview is not needed: ' +
       (command === null
         ? "Force-release it in the semaphore's console"
-        : `${command} ends the lease only while ${holder} still holds it at the generation it reads (the console's Force-release does the same)`) +
+        : `${command} (it asks you to type the slot's name) ends the lease only while ${holder} still holds it at generation ${alert.generation} (the console's Force-release does the same)`) +
       '; the next gc then parks it. This alert comes once a day per lease.',
   };
 }

@@ -16,6 +16,7 @@ import {
 } from '../../demo/fixture.ts';
 import { bundleEntry, ENTRY_POINTS } from '../../scripts/bundle.ts';
 import type { RunReport } from '../../src/report/model.ts';
+import { alertParts } from '../../src/report/spend-text.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
 import type { Slot } from '../../src/semaphore/protocol.ts';
@@ -254,6 +255,33 @@ describe('release', () => {
       `Nothing released: preview-7 changed after it was read (pr-1603 held it at generation ${before.generation}, lease version ${before.leaseVersion}; pr-1603 holds it now, generation ${before.generation}, lease version ${(before.leaseVersion ?? 0) + 1})`,
     );
     expect((await slotsBySlug()).get('preview-7')).toMatchObject({ leaseState: 'leased', holder: 'pr-1603' });
+  });
+
+  // Found by an adopter: the spend alert suggested `release --force` without the flags a force needs.
+  it("the spend alert's command runs as printed and ends that lease", async () => {
+    const free = (await client.list(DEMO_POOL)).resources.find((row) => row.leaseState === 'available');
+    if (free === undefined) throw new Error('the demo pool has no free slot');
+    const lease = await client.acquireSpecific({
+      type: DEMO_POOL,
+      slug: free.slug,
+      holder: 'pr-4321',
+      leaseMs: 3_600_000,
+    });
+    const slot = { slug: free.slug, holder: 'pr-4321', generation: lease?.generation ?? 0 };
+    const { release } = alertParts(
+      { slug: slot.slug, holder: slot.holder, generation: slot.generation, usdPerHour: 5, burning: null },
+      { pool: DEMO_POOL },
+    );
+    // The shell's words: single quotes keep a word with a space whole.
+    const words = (release ?? '').match(/'[^']*'|\S+/g)?.map((word) => word.replace(/^'|'$/g, '')) ?? [];
+    expect(words[0]).toBe('preview-gc');
+    const asking = startCli(words.slice(1), { stdin: 'pipe' });
+    asking.child.stdin?.end(`${slot.slug}\n`);
+    const result = await asking.result;
+    expect(result.code, show(result)).toBe(0);
+    expect(result.stdout).toContain(
+      `✔ Released ${slot.slug} in pool ${DEMO_POOL} (held by pr-4321, lease was live).`,
+    );
   });
 
   it('--force releases a live lease once confirmed, says whose it was, and keeps the note', async () => {

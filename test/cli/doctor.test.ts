@@ -141,7 +141,7 @@ describe('preview-gc doctor', () => {
 
   it('finds a lease far beyond lease-minutes, one that ended long ago, a slot that needs repair and a protected name', () => {
     expect(rowOf(result.stdout, 'preview-4')).toMatch(
-      /✖ its lease ends in 1 d 19 h, far beyond lease-minutes \(3 h\).*\n.*fix: .*preview-gc release --slot preview-4 --force/,
+      /✖ its lease ends in 1 d 19 h, far beyond lease-minutes \(3 h\).*\n.*fix: .*preview-gc release --slot preview-4 --force --holder \S+ --generation \d+ --note why/,
     );
     expect(rowOf(result.stdout, 'preview-5')).toContain(
       '✖ its lease ended 5 h ago and no gc has taken it back',

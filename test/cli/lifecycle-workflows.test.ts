@@ -22,6 +22,7 @@ interface Workflow {
     string,
     {
       'runs-on': string;
+      if?: string;
       needs?: string;
       steps: { uses?: string; with?: Record<string, unknown>; env?: Record<string, string>; run?: string }[];
     }
@@ -93,6 +94,25 @@ describe('the workflows adopters copy', () => {
     expect(gc?.permissions).toEqual({ contents: 'read', 'pull-requests': 'read' });
     const acquire = deploy?.jobs.deploy?.steps.find((step) => step.with?.command === 'acquire');
     expect(acquire?.with).toMatchObject({ command: 'acquire', comment: true });
+  });
+
+  it("skip Dependabot's pull requests (no secrets) and deploy with the app's own pinned wrangler", async () => {
+    for (const { readme, depot } of await load()) {
+      if (depot.name !== 'cloudflare-preview-deploy') continue;
+      for (const workflow of [readme, depot]) {
+        const job = workflow.jobs.deploy;
+        expect(job?.if).toContain("github.actor != 'dependabot[bot]'");
+        expect(job?.if).toContain('github.event.pull_request.head.repo.full_name == github.repository');
+        const steps = job?.steps ?? [];
+        const install = steps.findIndex((step) => step.run === 'npm ci');
+        const deploy = steps.findIndex((step) => step.run?.includes('wrangler deploy'));
+        expect(install).toBeGreaterThan(-1);
+        expect(deploy).toBeGreaterThan(install);
+        // npx without --no-install would download the newest wrangler when the app has none.
+        const commands = (steps[deploy]?.run ?? '').split('\n').filter((line) => line.includes('wrangler'));
+        for (const command of commands) expect(command).toMatch(/^npx --no-install wrangler /);
+      }
+    }
   });
 
   it('renew the lease in the e2e job: it acquires again as the same pull request, then checks the slot is the deployed one', async () => {

@@ -96,6 +96,20 @@ describe('README.md', () => {
     expect(adoption).toContain('npm run stack -- --seed ');
   });
 
+  it('claims no "never creates or deletes" that slots provision and erase: recreate would make false', async () => {
+    const { readme, security } = await generatedFiles();
+    // The CLI's help is in the README (generated), so this reads it too.
+    for (const text of [readme, security]) {
+      expect(text).not.toMatch(
+        /never (creates|deletes|create or delete|creates or deletes) (a )?resources?\b/,
+      );
+      expect(text).not.toMatch(/never deletes a Worker, database/);
+      expect(text).not.toMatch(/never creates\b/);
+    }
+    expect(readme).toContain('`erase: recreate`, deleted and made\nagain under its name');
+    expect(readme).toContain('slots add creates and deletes none (slots provision creates what');
+  });
+
   it('keeps the quick start commands CI runs', async () => {
     const readme = await readFile('README.md', 'utf8');
     const quickStart = readme.slice(

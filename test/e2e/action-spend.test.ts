@@ -103,7 +103,7 @@ describe('spend, end to end', () => {
     const first = await gc(pool);
     expect(first.exitCode, first.stdout).toBe(0);
     expect(warnings(first)).toEqual([
-      "::warning title=preview-gc%3A sl-2 spends $5.04/h::sl-2, leased by pr-1601 (https://github.com/acme/shop/pull/1601), spends about $5.04/h (alert above $1.00/h): Durable Object class Room of rel-sl-2, woken by alarms (312,000 alarms in the hour, 867 object-hours active). Its lease is live, so gc leaves it alone. If the preview is not needed: `preview-gc release --pool spend-live --slot sl-2 --force` ends the lease only while pr-1601 still holds it at the generation it reads (the console's Force-release does the same); the next gc then parks it. This alert comes once a day per lease.",
+      "::warning title=preview-gc%3A sl-2 spends $5.04/h::sl-2, leased by pr-1601 (https://github.com/acme/shop/pull/1601), spends about $5.04/h (alert above $1.00/h): Durable Object class Room of rel-sl-2, woken by alarms (312,000 alarms in the hour, 867 object-hours active). Its lease is live, so gc leaves it alone. If the preview is not needed: `preview-gc release --pool spend-live --slot sl-2 --force --holder pr-1601 --generation 1 --note 'spend alert'` (it asks you to type the slot's name) ends the lease only while pr-1601 still holds it at generation 1 (the console's Force-release does the same); the next gc then parks it. This alert comes once a day per lease.",
     ]);
     expect(spendOf(first, 'sl-2')).toMatchObject({
       holder: 'pr-1601',

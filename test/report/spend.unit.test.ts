@@ -40,6 +40,7 @@ const RUNAWAY_FIGURES = {
 const alert: SpendAlert = {
   slug: 'preview-2',
   holder: 'pr-1601',
+  generation: 3,
   usdPerHour: 5.04,
   burning: {
     part: 'objects',
@@ -129,7 +130,9 @@ describe('spend in the report', () => {
     expect(markdown).toContain(
       '**`preview-2` 🔥 $5.04/h.** Leased by [pr-1601](https://github.com/acme/shop/pull/1601), it spends about $5.04/h (alert above $1.00/h): Durable Object class CartRoom of shop-preview-2, woken by alarms',
     );
-    expect(markdown).toContain('```sh\npreview-gc release --pool preview-slot --slot preview-2 --force\n```');
+    expect(markdown).toContain(
+      "```sh\npreview-gc release --pool preview-slot --slot preview-2 --force --holder pr-1601 --generation 3 --note 'spend alert'\n```",
+    );
   });
 
   it('says that what the read saw of a slot the run took back was before its park', () => {
@@ -150,7 +153,7 @@ describe('spend in the report', () => {
       {
         title: 'preview-gc: preview-2 spends $5.04/h',
         message:
-          "preview-2, leased by pr-1601 (https://github.com/acme/shop/pull/1601), spends about $5.04/h (alert above $1.00/h): Durable Object class CartRoom of shop-preview-2, woken by alarms (312,000 alarms in the hour, 867 object-hours active). Its lease is live, so gc leaves it alone. If the preview is not needed: `preview-gc release --pool preview-slot --slot preview-2 --force` ends the lease only while pr-1601 still holds it at the generation it reads (the console's Force-release does the same); the next gc then parks it. This alert comes once a day per lease.",
+          "preview-2, leased by pr-1601 (https://github.com/acme/shop/pull/1601), spends about $5.04/h (alert above $1.00/h): Durable Object class CartRoom of shop-preview-2, woken by alarms (312,000 alarms in the hour, 867 object-hours active). Its lease is live, so gc leaves it alone. If the preview is not needed: `preview-gc release --pool preview-slot --slot preview-2 --force --holder pr-1601 --generation 3 --note 'spend alert'` (it asks you to type the slot's name) ends the lease only while pr-1601 still holds it at generation 3 (the console's Force-release does the same); the next gc then parks it. This alert comes once a day per lease.",
       },
     ]);
   });

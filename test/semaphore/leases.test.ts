@@ -282,6 +282,33 @@ describe.concurrent('renew', () => {
     });
   });
 
+  // Found by an adopter: a lease fence renewing every few minutes filled the slot's history with
+  // renews, pushing out the acquires and releases an operator looks for.
+  it("folds a lease's renews into one event, counted; another lease's renew is an event of its own", async () => {
+    const type = await pool('renew-fold', 'preview-1');
+    const lease = await mustAcquire(type, 'preview-1', 'pr-3');
+    for (let renew = 0; renew < 5; renew++)
+      await client.renew({ type, slug: 'preview-1', leaseId: lease.leaseId, leaseMs: HOUR });
+    const events = await client.events(type, 'preview-1', 10);
+    expect(events.map((event) => event.event)).toEqual(['renewed', 'acquired', 'added']);
+    const [folded] = events;
+    expect(folded?.detail).toMatchObject({ leaseVersion: 6, renews: 5 });
+    expect(folded?.detail.firstAt).toBeLessThanOrEqual(folded?.at ?? 0);
+    await client.release({ type, slug: 'preview-1', leaseId: lease.leaseId });
+    const next = await mustAcquire(type, 'preview-1', 'pr-3');
+    await client.renew({ type, slug: 'preview-1', leaseId: next.leaseId, leaseMs: HOUR });
+    const after = await client.events(type, 'preview-1', 10);
+    expect(after.map((event) => event.event)).toEqual([
+      'renewed',
+      'acquired',
+      'released',
+      'renewed',
+      'acquired',
+      'added',
+    ]);
+    expect(after[0]?.detail).not.toHaveProperty('renews');
+  });
+
   it('answers null for a lease that is not the current one', async () => {
     const type = await pool('renew-gone', 'preview-1');
     const lease = await mustAcquire(type, 'preview-1', 'pr-1');

@@ -465,10 +465,13 @@ function extendLease(
   const extendedLease: CurrentLease = { ...lease, leasedUntil: now + leaseMs, version: lease.version + 1 };
   const extended: SlotState = { ...slot, lease: extendedLease, updatedAt: now };
   store.save(extended);
-  logEvent(store, extended, now, 'renewed', lease.holder, {
-    leasedUntil: now + leaseMs,
-    leaseVersion: extendedLease.version,
-    ...detail,
+  store.foldRenew({
+    at: now,
+    event: 'renewed',
+    slug: extended.slug,
+    holder: lease.holder,
+    generation: extended.generation,
+    detail: { leasedUntil: now + leaseMs, leaseVersion: extendedLease.version, ...detail },
   });
   return { slot: extended, lease: extendedLease };
 }

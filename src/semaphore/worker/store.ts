@@ -343,6 +343,41 @@ export class PoolStore {
     );
   }
 
+  /**
+   * Logs a renew: when the slot's newest event is a renew of the same lease (holder and generation),
+   * that event is moved to `event` instead, `detail.renews` counting them and `detail.firstAt` keeping
+   * when the first was. A lease fence renews every few minutes and a deploy's e2e job on every run; one
+   * line per lease keeps the slot's history (EVENTS_KEPT_PER_SLOT) about its leases, not its renews.
+   */
+  foldRenew(event: SemaphoreEvent): void {
+    const [last] = this.#sql
+      .exec<{
+        id: number;
+        at: number;
+        event: string;
+        holder: string | null;
+        generation: number;
+        detail: string;
+      }>(
+        'SELECT id, at, event, holder, generation, detail FROM events WHERE slug = ? ORDER BY id DESC LIMIT 1',
+        event.slug,
+      )
+      .toArray();
+    if (last?.event !== 'renewed' || last.holder !== event.holder || last.generation !== event.generation) {
+      this.appendEvent(event);
+      return;
+    }
+    const before = JSON.parse(last.detail) as { renews?: unknown; firstAt?: unknown };
+    const renews = typeof before.renews === 'number' ? before.renews + 1 : 2;
+    const firstAt = typeof before.firstAt === 'number' ? before.firstAt : last.at;
+    this.#sql.exec(
+      'UPDATE events SET at = ?, detail = ? WHERE id = ?',
+      event.at,
+      JSON.stringify({ ...event.detail, renews, firstAt }),
+      last.id,
+    );
+  }
+
   /** Drops the events of deleted slugs beyond the DELETED_SLUGS_WITH_EVENTS most recently active. */
   pruneEventsOfDeletedSlugs(): void {
     this.#sql.exec(
