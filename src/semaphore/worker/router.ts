@@ -24,6 +24,7 @@ import {
   slotPathSchema,
   toIssues,
 } from '../protocol.ts';
+import { LEAVE_QUEUE_ROUTE, leaveQueueRequestSchema } from '../queue-protocol.ts';
 import { redactWrite } from '../stored-text.ts';
 import { type AuthEnv, configuredTokens, identify } from './auth.ts';
 import {
@@ -44,6 +45,7 @@ import {
   type Caller,
   forbiddenMessage,
   leaseOwner,
+  leaveQueueRefusal,
   releaseRefusal,
   routeRefusal,
   whoami,
@@ -78,7 +80,7 @@ async function runInPool(env: Env, type: string, command: PoolCommand): Promise<
   const reply: PoolReply = await env.POOLS.getByName(type).run(command);
   return reply.ok
     ? jsonText(reply.status, reply.json)
-    : errorResponse(reply.status, reply.code, reply.message);
+    : errorResponse(reply.status, reply.code, reply.message, undefined, reply.queue);
 }
 
 /** Every pool the registry knows, with its numbers as the pool itself has them now. */
@@ -241,6 +243,16 @@ const BODY_ROUTES: Record<
         schema: releaseRequestSchema,
         command: (body) => ({ op: 'release', request: body, owner: leaseOwner(caller) }),
         refusal: releaseRefusal,
+      }),
+  },
+  [LEAVE_QUEUE_ROUTE]: {
+    kind: 'lease',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: leaveQueueRequestSchema,
+        command: (body) => ({ op: 'leave-queue', request: body, owner: leaseOwner(caller) }),
+        refusal: leaveQueueRefusal,
+        tenancy: true,
       }),
   },
   '/api/resources/mark-dirty': {
