@@ -14,9 +14,11 @@ import {
   deleteQuerySchema,
   describeIssues,
   eventsQuerySchema,
+  type ListAnswer,
   listQuerySchema,
   MAX_POOLS,
   markDirtyRequestSchema,
+  type PoolQueue,
   type PoolSummary,
   recordActivityRequestSchema,
   releaseRequestSchema,
@@ -100,11 +102,11 @@ async function metrics(env: Env): Promise<Response> {
   const replies = await Promise.all(
     types.map(async (type) => ({ type, reply: await env.POOLS.getByName(type).run({ op: 'list', type }) })),
   );
-  const pools: PoolSlots[] = replies.flatMap(({ type, reply }) =>
-    reply.ok
-      ? [{ type, slots: (JSON.parse(reply.json) as { resources: PoolSlots['slots'] }).resources }]
-      : [],
-  );
+  const pools: PoolSlots[] = replies.flatMap(({ type, reply }) => {
+    if (!reply.ok) return [];
+    const listing = JSON.parse(reply.json) as ListAnswer & { queue: PoolQueue };
+    return [{ type, slots: listing.resources, queue: listing.queue, now: listing.now }];
+  });
   return new Response(renderMetrics(pools), {
     status: 200,
     headers: { 'content-type': METRICS_CONTENT_TYPE },
