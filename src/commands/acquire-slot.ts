@@ -99,18 +99,20 @@ export async function takeSlot(ctx: CommandContext, request: SlotRequest): Promi
     const listing = await ctx.semaphore.list(ctx.pool);
     const taken = await acquireOnce(ctx, request, listing);
     if (taken.lease !== null) return { lease: taken.lease, listing, attempts: attempt, place: null };
-    if (taken.queue !== undefined) place = placeOf(taken.queue, listing);
+    const told = taken.queue === undefined ? null : placeOf(taken.queue, listing);
+    if (told !== null) place = told;
     const left = request.waitUntil - ctx.now();
     if (left <= 0 || ctx.signal.aborted) return noSlot(listing, attempt);
     const waitMs = Math.min(backoffMs(attempt, WAIT_FOR_SLOT), left);
+    // The comment first, then the log line: whoever reads the log finds the comment up to date.
+    if (told !== null) await request.onPlace?.(told);
     ctx.progress({
       kind: 'waiting-for-slot',
       pool: ctx.pool,
       attempt,
       retryInMs: waitMs,
-      ...(taken.queue === undefined || place === null ? {} : { place }),
+      ...(told === null ? {} : { place: told }),
     });
-    if (taken.queue !== undefined && place !== null) await request.onPlace?.(place);
     try {
       await sleep(waitMs, undefined, { signal: ctx.signal });
     } catch {
