@@ -11,6 +11,7 @@ import {
 import type { GitHubPullRequests } from '../../src/github/pull-requests.ts';
 import type { QueuePlaceReport } from '../../src/report/model.ts';
 import { renderSummary } from '../../src/report/summary.ts';
+import { ordinal } from '../../src/text/words.ts';
 import { runReport } from '../support/report-fixtures.ts';
 
 const POOL = 'preview-slot';
@@ -100,6 +101,25 @@ describe('the waiting comment', () => {
     const tell = waitingCommenter({ github: null, now: () => T0, pool: POOL }, 42, warnings);
     await expect(tell(place(1))).resolves.toBeUndefined();
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('a place in words', () => {
+  it('says 1st, 2nd, 3rd, 4th, 11th-13th, 21st, 102nd and 1,001st as English does', () => {
+    const places = [1, 2, 3, 4, 11, 12, 13, 21, 102, 111, 1001].map((n) => ordinal(n));
+    expect(places).toEqual([
+      '1st',
+      '2nd',
+      '3rd',
+      '4th',
+      '11th',
+      '12th',
+      '13th',
+      '21st',
+      '102nd',
+      '111th',
+      '1,001st',
+    ]);
   });
 });
 
