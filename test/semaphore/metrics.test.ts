@@ -155,13 +155,13 @@ describe('GET /metrics', () => {
     const families = parsePrometheusTextFormat(
       (await raw(local.semaphore, 'GET', '/metrics')).text,
     ) as Family[];
-    const valueOf = (name: string) =>
+    const gauge = (name: string) =>
       Number(families.find((f) => f.name === name)?.metrics.find((m) => m.labels?.pool === type)?.value);
-    expect(valueOf('preview_gc_queue_waiters')).toBe(2);
+    expect(gauge('preview_gc_queue_waiters')).toBe(2);
     const listing = await local.client.list(type);
     const first = listing.queue?.waiters[0];
-    expect(valueOf('preview_gc_queue_oldest_wait_seconds')).toBeGreaterThanOrEqual(30);
-    expect(valueOf('preview_gc_queue_oldest_wait_seconds')).toBeLessThanOrEqual(
+    expect(gauge('preview_gc_queue_oldest_wait_seconds')).toBeGreaterThanOrEqual(30);
+    expect(gauge('preview_gc_queue_oldest_wait_seconds')).toBeLessThanOrEqual(
       (listing.now - (first?.waitingSince ?? 0)) / 1000,
     );
     const empty = freshPool('metrics-no-queue');
