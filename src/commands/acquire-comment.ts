@@ -4,8 +4,7 @@
 
 import { escapeMarkdown, inlineCode } from '../report/escape.ts';
 import { readableUtc } from '../report/format.ts';
-import type { AcquiredSlot, QueuePlaceReport } from '../report/model.ts';
-import { leftLineText, placeInLine } from '../report/queue-text.ts';
+import type { AcquiredSlot } from '../report/model.ts';
 import { previousDataText } from '../report/view.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
@@ -23,22 +22,6 @@ export function slotComment(pool: string, slot: AcquiredSlot, previousHolder: st
     lines.push('', `It held ${previousDataText(previousHolder, escapeMarkdown)}, erased before this deploy.`);
   }
   return lines.join('\n');
-}
-
-/** While the pull request waits: its place, in the same comment the slot's news will replace. */
-export function waitingComment(pool: string, place: QueuePlaceReport): string {
-  return [
-    commentMarker(pool),
-    `**Waiting for a preview slot**: this pull request is ${placeInLine(place, pool, inlineCode)}. This comment follows the line as it moves; when a slot is this pull request's, the deploy goes on and this comment says which.`,
-  ].join('\n');
-}
-
-/** The wait ended without a slot: where the pull request was, and that it no longer waits. */
-export function leftLineComment(pool: string, place: QueuePlaceReport): string {
-  return [
-    commentMarker(pool),
-    `**No preview slot yet**: this pull request waited in line for ${inlineCode(pool)} until its job's wait ended. ${leftLineText(place, pool, inlineCode)}`,
-  ].join('\n');
 }
 
 export async function postSlotComment(

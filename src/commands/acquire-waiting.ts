@@ -2,10 +2,28 @@
 // (`comment: true`) follows the line as it moves, edited at most once a minute however often the
 // acquire asks, since every edit notifies nobody but still costs a GitHub request of the run's budget.
 // A comment is a courtesy: one that cannot be written is one warning, and the wait goes on.
+import { inlineCode } from '../report/escape.ts';
 import type { QueuePlaceReport } from '../report/model.ts';
-import { commentMarker, leftLineComment, waitingComment } from './acquire-comment.ts';
+import { leftLineText, placeInLine } from '../report/queue-text.ts';
+import { commentMarker } from './acquire-comment.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
+
+/** While the pull request waits: its place, in the same comment the slot's news will replace. */
+export function waitingComment(pool: string, place: QueuePlaceReport): string {
+  return [
+    commentMarker(pool),
+    `**Waiting for a preview slot**: this pull request is ${placeInLine(place, pool, inlineCode)}. This comment follows the line as it moves; when a slot is this pull request's, the deploy goes on and this comment says which.`,
+  ].join('\n');
+}
+
+/** The wait ended without a slot: where the pull request was, and that it no longer waits. */
+export function leftLineComment(pool: string, place: QueuePlaceReport): string {
+  return [
+    commentMarker(pool),
+    `**No preview slot yet**: this pull request waited in line for ${inlineCode(pool)} until its job's wait ended. ${leftLineText(place, pool, inlineCode)}`,
+  ].join('\n');
+}
 
 /** The least time between two edits of the waiting comment. */
 export const WAITING_COMMENT_EVERY_MS = 60_000;
