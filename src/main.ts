@@ -16,6 +16,7 @@ import type { GitHubPullRequests } from './github/pull-requests.ts';
 import { doctorProblemSlots, FAILED_OUTCOMES, type RunReport, runFailed } from './report/model.ts';
 import { type PublishIO, publishReport } from './report/publish.ts';
 import { labelPullRequests } from './report/pull-requests.ts';
+import { placeInLine } from './report/queue-text.ts';
 import type { TokenSource } from './semaphore/client.ts';
 import { executeSettings } from './services.ts';
 import { onTerminationSignals } from './signals.ts';
@@ -106,8 +107,10 @@ function logProgress(info: (message: string) => void): (event: ProgressEvent) =>
       info(
         `[${event.index + 1}/${event.total}] ${visible(event.slug)}: ${visible(event.outcome)} (${Math.round(event.durationMs)} ms)`,
       );
-    if (event.kind === 'waiting-for-slot')
-      info(`No slot can be had yet; asking again in ${Math.round(event.retryInMs / 1000)} s.`);
+    if (event.kind === 'waiting-for-slot') {
+      const place = event.place === undefined ? '' : `: ${placeInLine(event.place, event.pool, visible)}`;
+      info(`No slot can be had yet${place}; asking again in ${Math.round(event.retryInMs / 1000)} s.`);
+    }
   };
 }
 

@@ -36,7 +36,8 @@ export const acquireCommand: CommandSpec = {
       type: 'string',
       value: '<n>',
       input: 'wait-minutes',
-      description: 'When no slot is free, keep asking (with backoff) this long, then fail.',
+      description:
+        "When no slot is free, wait this long in the pool's queue (first come, first served; its place is printed as it moves), then fail.",
     },
     'wrangler-config': {
       type: 'string',

@@ -2,6 +2,7 @@
 // TTY the line of the slot in hand is rewritten when it finishes; in a log every line stays.
 import type { ProgressEvent } from '../commands/context.ts';
 import { formatDuration } from '../report/format.ts';
+import { placeInLine } from '../report/queue-text.ts';
 import { visible } from '../text/log-text.ts';
 import { plural } from '../text/words.ts';
 import type { CliIO } from './io.ts';
@@ -46,11 +47,17 @@ export function progressPrinter(
         showInFlight();
         return;
       }
-      case 'waiting-for-slot':
+      case 'waiting-for-slot': {
+        const place = event.place === undefined ? '' : `: ${placeInLine(event.place, event.pool, visible)}`;
         io.err(
-          paint(style, 'dim', `No slot can be had yet; asking again in ${formatDuration(event.retryInMs)}.`),
+          paint(
+            style,
+            'dim',
+            `No slot can be had yet${place}; asking again in ${formatDuration(event.retryInMs)}.`,
+          ),
         );
         return;
+      }
     }
   };
 }

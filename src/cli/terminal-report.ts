@@ -19,6 +19,7 @@ import {
   runFailed,
   type SlotReport,
 } from '../report/model.ts';
+import { leftLineText, queueHeading, unlistedWaiters, waitingSinceText } from '../report/queue-text.ts';
 import {
   alertAnnotation,
   dollarsPerHour,
@@ -298,6 +299,30 @@ function poolTable(
   );
 }
 
+/** acquire that waited in line and got no slot: its last place. status: the pool's queue. */
+function queueSection(report: RunReport, style: TerminalStyle): string[] {
+  if (report.inLine !== undefined)
+    return [...heading('In line', style), `  ${leftLineText(report.inLine, report.pool, visible)}`];
+  const queue = report.queue;
+  if (queue === undefined) return [];
+  const lines = heading(queueHeading(queue), style);
+  if (queue.length === 0) return lines;
+  const more = unlistedWaiters(queue);
+  return [
+    ...lines,
+    ...renderTable(
+      ['Place', 'Holder', 'Waiting since'],
+      queue.waiters.map((waiter) => [
+        String(waiter.position),
+        holderCell(waiter.holder),
+        waitingSinceText(queue, waiter.waitingSince),
+      ]),
+      style,
+    ),
+    ...(more === 0 ? [] : [`  and ${plural(more, 'more waiter')}.`]),
+  ];
+}
+
 function poolSection(report: RunReport, style: TerminalStyle): string[] {
   if (report.poolAfter === null) return [];
   const lines = heading(view.poolHeading(report), style);
@@ -358,6 +383,7 @@ export function renderTerminalReport(report: RunReport, style: TerminalStyle): s
     ...attentionSection(report, style),
     ...alertSection(report, style),
     ...repairSection(report, style),
+    ...queueSection(report, style),
     ...poolSection(report, style),
     ...(report.command === 'status' ? [] : usageSection(report, style)),
     ...footer(report, style),

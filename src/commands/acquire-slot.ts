@@ -1,13 +1,15 @@
 // Taking a pull request's slot: the lease it already holds, extended (`reuseHeld`, one slot per pull
 // request), or else a free or expired slot in the semaphore's own order. Never by force. Slots that
 // need repair are left out (`allowedSlugs`): handing one to a deploy would only fail its erase again.
-// When nothing can be had, it asks again with backoff until the wait is over.
+// When nothing can be had, it asks again with backoff until the wait is over, waiting in the pool's
+// queue: each answer tells its place, and a wait that ends without a slot (cancelled, or over) leaves
+// the queue at once, so the waiters behind move up now rather than a heartbeat later.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type BackoffPolicy, backoffMs } from '../net/retry.ts';
-import { needsRepair } from '../report/model.ts';
+import { needsRepair, type QueuePlaceReport } from '../report/model.ts';
 import { SemaphoreError } from '../semaphore/client.ts';
-import type { Lease, ListAnswer } from '../semaphore/protocol.ts';
+import type { Lease, ListAnswer, QueuePlace } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 
 /** Waits for a free slot: 3 s first, each next one doubled up to 60 s, jittered. */
@@ -19,6 +21,8 @@ export interface SlotRequest {
   leaseMs: number;
   /** Until when (ctx.now) to ask again when no slot can be had; now or earlier asks once. */
   waitUntil: number;
+  /** Told the place after each attempt that left the holder waiting in the queue (the sticky comment). */
+  onPlace?: (place: QueuePlaceReport) => Promise<void>;
 }
 
 export interface TakenSlot {
@@ -27,6 +31,8 @@ export interface TakenSlot {
   /** The pool as it was at the last attempt. */
   listing: ListAnswer;
   attempts: number;
+  /** The last place in the pool's queue, when the wait ended there without a slot. */
+  place: QueuePlaceReport | null;
 }
 
 /**
@@ -40,16 +46,23 @@ function allowedSlugsFor(listing: ListAnswer, holder: string): string[] {
     .map((slot) => slot.slug);
 }
 
+/** The place a waiting acquire's 409 gave, with the pool's slots as the same attempt listed them. */
+function placeOf(queue: QueuePlace, listing: ListAnswer): QueuePlaceReport {
+  const leased = listing.resources.filter((slot) => slot.leaseState === 'leased' && !slot.expired).length;
+  return { ...queue, slots: listing.resources.length, leased };
+}
+
+/** A lease, or none and the place in the queue when the answer gave one. */
 async function acquireOnce(
   ctx: CommandContext,
   request: SlotRequest,
   listing: ListAnswer,
-): Promise<Lease | null> {
+): Promise<{ lease: Lease } | { lease: null; queue: QueuePlace | undefined }> {
   const allowed = allowedSlugsFor(listing, request.holder);
-  if (allowed.length === 0) return null;
+  if (allowed.length === 0) return { lease: null, queue: undefined };
   const avoiding = allowed.length < listing.resources.length;
   try {
-    return await ctx.semaphore.acquire({
+    const lease = await ctx.semaphore.acquire({
       type: ctx.pool,
       holder: request.holder,
       leaseMs: request.leaseMs,
@@ -60,24 +73,50 @@ async function acquireOnce(
       requestId: randomUUID(),
       ...(avoiding ? { allowedSlugs: allowed } : {}),
     });
+    return { lease };
   } catch (error) {
-    if (error instanceof SemaphoreError && error.code === 'none_available') return null;
+    if (error instanceof SemaphoreError && error.code === 'none_available')
+      return { lease: null, queue: error.queue };
     throw error;
   }
 }
 
+/**
+ * A wait that ends without a slot leaves the queue. Only a courtesy to the waiters behind: should the
+ * call fail, the place lapses by itself after the semaphore's heartbeat (60 s).
+ */
+async function leaveQueue(ctx: CommandContext, holder: string): Promise<void> {
+  await ctx.semaphore.leaveQueue({ type: ctx.pool, holder }).catch(() => undefined);
+}
+
 export async function takeSlot(ctx: CommandContext, request: SlotRequest): Promise<TakenSlot> {
+  let place: QueuePlaceReport | null = null;
+  const noSlot = async (listing: ListAnswer, attempts: number): Promise<TakenSlot> => {
+    if (place !== null) await leaveQueue(ctx, request.holder);
+    return { lease: null, listing, attempts, place };
+  };
   for (let attempt = 1; ; attempt++) {
     const listing = await ctx.semaphore.list(ctx.pool);
-    const lease = await acquireOnce(ctx, request, listing);
+    const taken = await acquireOnce(ctx, request, listing);
+    if (taken.lease !== null) return { lease: taken.lease, listing, attempts: attempt, place: null };
+    const told = taken.queue === undefined ? null : placeOf(taken.queue, listing);
+    if (told !== null) place = told;
     const left = request.waitUntil - ctx.now();
-    if (lease !== null || left <= 0 || ctx.signal.aborted) return { lease, listing, attempts: attempt };
+    if (left <= 0 || ctx.signal.aborted) return noSlot(listing, attempt);
     const waitMs = Math.min(backoffMs(attempt, WAIT_FOR_SLOT), left);
-    ctx.progress({ kind: 'waiting-for-slot', attempt, retryInMs: waitMs });
+    // The comment first, then the log line: whoever reads the log finds the comment up to date.
+    if (told !== null) await request.onPlace?.(told);
+    ctx.progress({
+      kind: 'waiting-for-slot',
+      pool: ctx.pool,
+      attempt,
+      retryInMs: waitMs,
+      ...(told === null ? {} : { place: told }),
+    });
     try {
       await sleep(waitMs, undefined, { signal: ctx.signal });
     } catch {
-      return { lease: null, listing, attempts: attempt };
+      return noSlot(listing, attempt);
     }
   }
 }

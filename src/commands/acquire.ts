@@ -12,7 +12,8 @@ import { pullRequestHolder } from '../semaphore/holders.ts';
 import type { ListAnswer } from '../semaphore/protocol.ts';
 import { postSlotComment } from './acquire-comment.ts';
 import { eraseBeforeHandOver, eraseNeededFor, releaseUnerased } from './acquire-erase.ts';
-import { takeSlot } from './acquire-slot.ts';
+import { type TakenSlot, takeSlot } from './acquire-slot.ts';
+import { postLeftLineComment, waitingCommenter } from './acquire-waiting.ts';
 import { type CommandContext, listPoolRows, poolRowsOf } from './context.ts';
 import { oneLineError } from './error-line.ts';
 import { workThroughSlots } from './lease.ts';
@@ -81,6 +82,31 @@ async function closedProblem(
   }
 }
 
+/** What a run that got no slot reports: why, the pool as it is now, and where in line it waited. */
+async function noSlotFields(
+  ctx: CommandContext,
+  options: AcquireOptions,
+  taken: TakenSlot,
+  wait: { holder: string; waitedMs: number },
+  warnings: string[],
+): Promise<Partial<ReportBody>> {
+  // The pool as it is now, not as the last attempt saw it (others may have taken slots meanwhile).
+  const listing = await ctx.semaphore.list(ctx.pool).catch(() => taken.listing);
+  const holders = livePullRequestHolders(listing.resources, ctx.repository);
+  const states = await lookUpPullRequests(ctx, holders, warnings, WITHOUT_PULL_REQUESTS);
+  const closedHolders = holders.filter((number) => (states.get(number)?.state ?? 'open') !== 'open');
+  const problem = ctx.signal.aborted
+    ? 'Stopped while waiting for a slot; nothing was acquired.'
+    : noSlotProblem(ctx, wait.holder, listing, closedHolders, options.waitMs > 0 ? wait.waitedMs : 0);
+  if (taken.place !== null && options.comment)
+    await postLeftLineComment(ctx, options.pullRequest, taken.place, warnings);
+  return {
+    problems: [problem],
+    poolAfter: poolRowsOf(listing),
+    ...(taken.place === null ? {} : { inLine: taken.place }),
+  };
+}
+
 function noSlotProblem(
   ctx: CommandContext,
   holder: string,
@@ -144,23 +170,17 @@ export async function runAcquire(ctx: CommandContext, options: AcquireOptions): 
     holder,
     leaseMs: options.leaseMs,
     waitUntil: startedAt + options.waitMs,
+    ...(options.comment ? { onPlace: waitingCommenter(ctx, options.pullRequest, warnings) } : {}),
   });
   ctx.progress({
     kind: 'listed',
     slots: taken.listing.resources.length,
     selected: taken.lease === null ? 0 : 1,
   });
-  if (taken.lease === null) {
-    // The pool as it is now, not as the last attempt saw it (others may have taken slots meanwhile).
-    const listing = await ctx.semaphore.list(ctx.pool).catch(() => taken.listing);
-    const holders = livePullRequestHolders(listing.resources, ctx.repository);
-    const states = await lookUpPullRequests(ctx, holders, warnings, WITHOUT_PULL_REQUESTS);
-    const closedHolders = holders.filter((number) => (states.get(number)?.state ?? 'open') !== 'open');
-    const problem = ctx.signal.aborted
-      ? 'Stopped while waiting for a slot; nothing was acquired.'
-      : noSlotProblem(ctx, holder, listing, closedHolders, options.waitMs > 0 ? ctx.now() - startedAt : 0);
-    return report({ problems: [problem], poolAfter: poolRowsOf(listing) });
-  }
+  if (taken.lease === null)
+    return report(
+      await noSlotFields(ctx, options, taken, { holder, waitedMs: ctx.now() - startedAt }, warnings),
+    );
 
   const lease = taken.lease;
   const need = await eraseNeededFor(ctx, lease);

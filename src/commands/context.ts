@@ -10,6 +10,7 @@ import type {
   EraseStepReport,
   LeaseCostView,
   PoolRow,
+  QueuePlaceReport,
 } from '../report/model.ts';
 import type { SemaphoreClient } from '../semaphore/client.ts';
 import type { Slot } from '../semaphore/protocol.ts';
@@ -108,8 +109,8 @@ export type ProgressEvent =
       outcome: string;
       durationMs: number;
     }
-  /** acquire: no slot could be had; asking again after `retryInMs`. */
-  | { kind: 'waiting-for-slot'; attempt: number; retryInMs: number };
+  /** acquire: no slot could be had; asking again after `retryInMs`; `place`: where it waits in the queue. */
+  | { kind: 'waiting-for-slot'; pool: string; attempt: number; retryInMs: number; place?: QueuePlaceReport };
 
 export interface CommandContext {
   pool: string;

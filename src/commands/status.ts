@@ -24,6 +24,7 @@ export async function runStatus(
     ...(workerPreviewCounts === undefined ? {} : { workerPreviewCounts }),
     ...(warnings.length > 0 ? { warnings } : {}),
     ...(spend === null ? {} : { spend: spend.summary }),
+    ...(listing.queue === undefined ? {} : { queue: { ...listing.queue, at: listing.now } }),
     command: 'status',
     dryRun: false,
     pool: ctx.pool,

@@ -4,6 +4,7 @@ import type { PacerUsage } from '../cloudflare/pacer.ts';
 import type { Command } from '../config/settings.ts';
 import type { InventoryState } from '../kinds/inventory.ts';
 import type { KindKey, StepKind } from '../kinds/registry.ts';
+import type { PoolQueue } from '../semaphore/protocol.ts';
 import type { ActivityFigures } from '../spend/activity.ts';
 import type { Burning } from '../spend/estimate.ts';
 
@@ -248,6 +249,22 @@ export type AcquiredResources = Record<KindKey, AcquiredResource[]>;
 /** Cloudflare API usage of the run, as the pacer counted it. */
 export type ApiUsageReport = PacerUsage;
 
+/** A pull request's place in its pool's queue while it waits for a slot (issue 31). */
+export interface QueuePlaceReport {
+  /** 1: next in line. */
+  position: number;
+  /** Waiters in all. */
+  length: number;
+  /** The pool's slots, and how many of them live leases held, as the same attempt listed them. */
+  slots: number;
+  leased: number;
+}
+
+/** A pool's queue as status read it: `at` is the server's time of the listing, for how long each has waited. */
+export interface QueueReport extends PoolQueue {
+  at: number;
+}
+
 export interface RunReport {
   command: Command;
   dryRun: boolean;
@@ -277,6 +294,10 @@ export interface RunReport {
   pullRequestsAsked?: number[];
   /** acquire: the slot handed over, when one was. */
   acquired?: AcquiredSlot;
+  /** acquire: its last place in the pool's queue, when it waited there and got no slot. */
+  inLine?: QueuePlaceReport;
+  /** status: the pool's queue (absent from a semaphore older than the queue). */
+  queue?: QueueReport;
   /** doctor: the pool, slot by slot, against the config. */
   doctor?: DoctorReport;
   /** gc and status: the last hour's spend read (each slot's figures are in `poolAfter`). */

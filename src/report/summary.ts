@@ -31,6 +31,7 @@ import {
   type SlotReport,
   type WorkerPreviewAction,
 } from './model.ts';
+import { leftLineText, queueHeading, unlistedWaiters, waitingSinceText } from './queue-text.ts';
 import { alertParts, dollarsPerHour, lastHourCell, spendFlags, spendNote } from './spend-text.ts';
 import * as view from './view.ts';
 
@@ -114,6 +115,28 @@ function acquiredSection(report: RunReport): string[] {
       : [
           `| Shared with what they name, on purpose (\`deploy.shared\`) | ${sharedList(slot.shared, inlineCode)} |`,
         ]),
+    '',
+  ];
+}
+
+/** acquire that waited in line and got no slot: its last place. status: the pool's queue. */
+function queueSection(report: RunReport): string[] {
+  if (report.inLine !== undefined)
+    return ['### In line', '', leftLineText(report.inLine, report.pool, inlineCode), ''];
+  const queue = report.queue;
+  if (queue === undefined) return [];
+  if (queue.length === 0) return [`### ${queueHeading(queue)}`, ''];
+  const more = unlistedWaiters(queue);
+  return [
+    `### ${esc(queueHeading(queue))}`,
+    '',
+    '| Place | Holder | Waiting since |',
+    '| --- | --- | --- |',
+    ...queue.waiters.map(
+      (waiter) =>
+        `| ${waiter.position} | ${holderCell(waiter.holder, report)} | ${esc(waitingSinceText(queue, waiter.waitingSince))} |`,
+    ),
+    ...(more === 0 ? [] : ['', `and ${plural(more, 'more waiter')}.`]),
     '',
   ];
 }
@@ -423,6 +446,7 @@ export function renderSummary(report: RunReport): string {
     parkSection(report),
     endedLeaseSection(report),
     repairSection(report),
+    queueSection(report),
     poolTable(report),
     report.command === 'status' ? [] : usage(report),
     [footer(report), ''],

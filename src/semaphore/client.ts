@@ -27,6 +27,7 @@ import {
   type PoolsAnswer,
   poolsAnswerSchema,
   poolTypeSchema,
+  type QueuePlace,
   type RecordActivityAnswer,
   type RecordActivityRequest,
   type ReleaseAnswer,
@@ -42,6 +43,12 @@ import {
   type WhoamiAnswer,
   whoamiAnswerSchema,
 } from './protocol.ts';
+import {
+  LEAVE_QUEUE_ROUTE,
+  type LeaveQueueAnswer,
+  type LeaveQueueRequest,
+  leaveQueueAnswerSchema,
+} from './queue-protocol.ts';
 import { redactWrite } from './stored-text.ts';
 
 /**
@@ -85,6 +92,8 @@ export class SemaphoreError extends Error {
   readonly retryAfterMs: number | undefined;
   /** The token was a token source's (a job's OIDC token), not a fixed one: a refusal is about it. */
   readonly fetchedToken: boolean;
+  /** A waiting acquire's place in the pool's queue, with its `none_available`. */
+  readonly queue: QueuePlace | undefined;
 
   constructor(options: {
     status: number | undefined;
@@ -94,6 +103,7 @@ export class SemaphoreError extends Error {
     issues?: Issue[];
     retryAfterMs?: number;
     fetchedToken?: boolean;
+    queue?: QueuePlace;
   }) {
     super(options.message);
     this.name = 'SemaphoreError';
@@ -103,6 +113,7 @@ export class SemaphoreError extends Error {
     this.issues = options.issues;
     this.retryAfterMs = options.retryAfterMs;
     this.fetchedToken = options.fetchedToken ?? false;
+    this.queue = options.queue;
   }
 }
 
@@ -293,6 +304,18 @@ export class SemaphoreClient {
       body: input,
       schema: leaseOf(input.type, undefined),
       retryable: input.requestId !== undefined,
+    });
+  }
+
+  /** Takes `holder` out of the pool's queue (a cancelled wait); `left: false` when it was not waiting. */
+  leaveQueue(input: LeaveQueueRequest): Promise<LeaveQueueAnswer> {
+    return this.#call({
+      method: 'POST',
+      path: LEAVE_QUEUE_ROUTE,
+      body: input,
+      schema: leaveQueueAnswerSchema,
+      // Leaving twice leaves the queue as leaving once did.
+      retryable: true,
     });
   }
 
@@ -587,13 +610,14 @@ function errorFromAnswer(
       ...wait,
     });
   }
-  const { code, message, issues } = parsed.data.error;
+  const { code, message, issues, queue } = parsed.data.error;
   return new SemaphoreError({
     status,
     code,
     operation,
     message: redact(message),
     ...wait,
+    ...(queue === undefined ? {} : { queue }),
     ...(issues === undefined
       ? {}
       : { issues: issues.map((issue) => ({ ...issue, message: redact(issue.message) })) }),

@@ -25,6 +25,8 @@ export const MAX_ERASE_STEP_CODE_POINTS = 100;
 export const MAX_ERASE_MESSAGE_CODE_POINTS = 500;
 export const MAX_REQUEST_ID_CODE_POINTS = 100;
 export const DEFAULT_EVENTS_LIMIT = 50;
+/** Waiters a listing names (its `queue.length` counts them all): the answer stays bounded however many wait. */
+export const MAX_LISTED_WAITERS = 100;
 export const MAX_EVENTS_LIMIT = 500;
 
 /** What a bearer token can be, as an Authorization header carries it: printable ASCII without spaces. */
@@ -352,7 +354,7 @@ export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
 // rules as in a request: an answer is data from another system and may be hostile.
 /** The latest instant a JavaScript Date holds: a later "time" from a server is not a time. */
 const MAX_EPOCH_MS = 8_640_000_000_000_000;
-const epochMs = lazySchema(() => z.int().nonnegative().max(MAX_EPOCH_MS));
+export const epochMs = lazySchema(() => z.int().nonnegative().max(MAX_EPOCH_MS));
 const jsonObject = lazySchema(() => z.record(z.string(), z.unknown()));
 
 export const slotSchema = lazySchema(() =>
@@ -424,7 +426,18 @@ export const semaphoreEventSchema = lazySchema(() =>
 );
 
 export const healthAnswerSchema = lazySchema(() => z.object({ ok: z.literal(true), version: z.string() }));
-export const listAnswerSchema = lazySchema(() => z.object({ now: epochMs, resources: z.array(slotSchema) }));
+/** One waiter of a pool's queue (issue 31): its place (1 is next), its holder, and since when it waits. */
+export const waiterSchema = lazySchema(() =>
+  z.object({ position: z.int().positive(), holder: storedHolderSchema, waitingSince: epochMs }),
+);
+/** A pool's queue in a listing: how many wait, and the first MAX_LISTED_WAITERS of them in order. */
+export const poolQueueSchema = lazySchema(() =>
+  z.object({ length: z.int().nonnegative(), waiters: z.array(waiterSchema).max(MAX_LISTED_WAITERS) }),
+);
+/** `queue`: absent from a Worker older than the fair queue. */
+export const listAnswerSchema = lazySchema(() =>
+  z.object({ now: epochMs, resources: z.array(slotSchema), queue: poolQueueSchema.optional() }),
+);
 export const deleteAnswerSchema = lazySchema(() => z.object({ deleted: z.literal(true) }));
 /**
  * `holder` and `leaseVersion` are of the lease the call released, or of the current one (null: none)
@@ -502,9 +515,21 @@ export const issueSchema = lazySchema(() =>
     message: z.string(),
   }),
 );
+/** A waiting acquire's place in its 409 `none_available`: its position (1 is next) of `length` waiters. */
+export const queuePlaceSchema = lazySchema(() =>
+  z
+    .object({ position: z.int().positive(), length: z.int().positive() })
+    .refine((place) => place.position <= place.length, { error: 'position must be at most length' }),
+);
 export const errorBodySchema = lazySchema(() =>
   z.object({
-    error: z.object({ code: z.string(), message: z.string(), issues: z.array(issueSchema).optional() }),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      issues: z.array(issueSchema).optional(),
+      // A place that breaks its rules is dropped, not the error: the refusal itself still holds.
+      queue: queuePlaceSchema.optional().catch(undefined),
+    }),
   }),
 );
 
@@ -514,6 +539,9 @@ export type SemaphoreEvent = z.infer<typeof semaphoreEventSchema>;
 export type EventKind = (typeof EVENT_KINDS)[number];
 export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
 export type ListAnswer = z.infer<typeof listAnswerSchema>;
+export type Waiter = z.infer<typeof waiterSchema>;
+export type PoolQueue = z.infer<typeof poolQueueSchema>;
+export type QueuePlace = z.infer<typeof queuePlaceSchema>;
 export type ReleaseAnswer = z.infer<typeof releaseAnswerSchema>;
 export type PoolSummary = z.infer<typeof poolSummarySchema>;
 export type PoolsAnswer = z.infer<typeof poolsAnswerSchema>;

@@ -17,3 +17,11 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function listed(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
+
+/** `1` -> `1st`, `2` -> `2nd`, `11` -> `11th`, `23` -> `23rd`. */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix =
+    tens >= 11 && tens <= 13 ? 'th' : n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th';
+  return `${formatCount(n)}${suffix}`;
+}

@@ -86,6 +86,7 @@ describe('the spend step of gc', () => {
       {
         slug: 'preview-2',
         holder: 'pr-42',
+        generation: 7,
         usdPerHour: expect.closeTo(5.04, 2),
         burning: expect.objectContaining({ part: 'objects', namespaceId: 'ns-2', drivenBy: 'alarms' }),
       },

@@ -219,6 +219,37 @@ describe('the pool table', () => {
   );
 });
 
+describe('the pool’s queue', () => {
+  it(
+    'shows who waits for a slot, first first and since when, live as they join and leave',
+    async () => {
+      const pool = 'queue-pool';
+      await client.add({ type: pool, slug: 'slot-1' });
+      await client.acquire({ type: pool, holder: 'pr-1', leaseMs: 3_600_000 });
+      const opened = await signedIn();
+      const { page } = opened;
+      await goTo(page, `#/pools/${pool}`);
+      await page.locator('.queue', { hasText: 'Nobody is waiting for a slot.' }).waitFor();
+      for (const holder of ['pr-1610', 'pr-1611'])
+        await client.acquire({ type: pool, holder, leaseMs: 3_600_000, wait: true }).catch(() => null);
+      // The page's own refresh brings them in, no reload.
+      await page.locator('.queue', { hasText: '2 waiting for a slot, first come, first served:' }).waitFor();
+      const items = page.locator('.queue li');
+      expect(await items.evaluateAll((lis) => lis.map((li) => (li as HTMLLIElement).value))).toEqual([1, 2]);
+      expect(await items.nth(0).locator('a.holder').textContent()).toBe('pr-1610');
+      expect(await items.nth(0).locator('a.holder').getAttribute('href')).toBe(
+        `https://github.com/${REPOSITORY}/pull/1610`,
+      );
+      expect(await items.nth(1).textContent()).toMatch(/^pr-1611 since .+ \(\d+s ago\)$/);
+      await client.leaveQueue({ type: pool, holder: 'pr-1610' });
+      await page.locator('.queue', { hasText: '1 waiting for a slot' }).waitFor();
+      expect(await items.nth(0).textContent()).toMatch(/^pr-1611 since /);
+      expectNoTokenLeak(opened);
+    },
+    BROWSER_TEST_MS,
+  );
+});
+
 /** A holder as the page shows one outside the rule: every other character spelt out, then the flag. */
 function flagged(holder: string): string {
   const spelt = holder.replace(
@@ -736,15 +767,14 @@ describe('a slot’s history', () => {
     async () => {
       const pool = 'history-pool';
       await client.add({ type: pool, slug: 'slot-1', note: 'first of many' });
-      const lease = await client.acquireSpecific({
-        type: pool,
-        slug: 'slot-1',
-        holder: 'pr-42',
-        leaseMs: 60_000,
-      });
-      for (let renew = 0; renew < 24; renew += 1) {
-        await client.renew({ type: pool, slug: 'slot-1', leaseId: lease?.leaseId ?? '', leaseMs: 60_000 });
+      // Leases, not renews: a lease's renews are one event.
+      const take = () =>
+        client.acquireSpecific({ type: pool, slug: 'slot-1', holder: 'pr-42', leaseMs: 60_000 });
+      for (let cycle = 0; cycle < 12; cycle += 1) {
+        const lease = await take();
+        await client.release({ type: pool, slug: 'slot-1', leaseId: lease?.leaseId ?? '' });
       }
+      await take();
       const events = await client.events(pool, 'slot-1', 100);
       expect(events).toHaveLength(26);
       const { page } = await signedIn();

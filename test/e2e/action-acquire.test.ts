@@ -538,3 +538,47 @@ describe('acquire: waiting for a slot', () => {
     expect(await slotOf(pool, 'wait-1')).toMatchObject({ holder: 'pr-71' });
   }, 60_000);
 });
+
+describe('acquire: waiting in line (the pull request sees its place)', () => {
+  it('names its place in the sticky comment while it waits, and leaves the line when its job is cancelled', async () => {
+    const pool = 'acq-line';
+    await addSlots(pool, ['line-1']);
+    await moveIn(pool, 'line-1', 'pr-80');
+    // Another pull request waits already, so this one is second.
+    await stack.client.acquire({ type: pool, holder: 'pr-81', leaseMs: HOUR, wait: true }).catch(() => null);
+    let commentWhileWaiting: string | undefined;
+    const run = await runAction(
+      inputs(pool, {
+        'pull-request': '82',
+        'wait-minutes': '5',
+        comment: 'true',
+        'github-token': TOKENS.github,
+      }),
+      {
+        env: { GITHUB_API_URL: stack.github.url },
+        onSpawn: (child, output) => {
+          const poll = setInterval(() => {
+            if (!output.stdout().includes('No slot can be had yet')) return;
+            clearInterval(poll);
+            commentWhileWaiting = stack.github.comments.get(82)?.[0]?.body;
+            child.kill('SIGTERM');
+          }, 20);
+        },
+      },
+    );
+    expectNoLeaks(run, Object.values(TOKENS));
+    expect(run.stdout).toContain(`No slot can be had yet: 2nd in line for ${pool}, 1 slot, all leased;`);
+    expect(commentWhileWaiting).toContain(
+      `**Waiting for a preview slot**: this pull request is 2nd in line for \`${pool}\`, 1 slot, all leased.`,
+    );
+    expect(run.exitCode).not.toBe(0);
+    expect(run.summary).toContain(
+      `It was 2nd in line for \`${pool}\`, 1 slot, all leased, when the wait ended; it has left the line.`,
+    );
+    const comments = stack.github.comments.get(82) ?? [];
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toContain('**No preview slot yet**');
+    // Left at once: only pr-81 still waits.
+    expect((await stack.client.list(pool)).queue?.waiters.map((waiter) => waiter.holder)).toEqual(['pr-81']);
+  }, 60_000);
+});

@@ -12,6 +12,7 @@ import {
   MAX_ERASE_STEP_CODE_POINTS,
   MAX_EVENTS_LIMIT,
   MAX_HOLDER_CODE_POINTS,
+  MAX_LISTED_WAITERS,
   MAX_NOTE_CODE_POINTS,
   MAX_POOLS,
   MAX_SLOTS_PER_POOL,
@@ -119,17 +120,29 @@ function largestEvent() {
   };
 }
 
+/** The largest queue a listing shows: MAX_LISTED_WAITERS waiters, each with the longest holder (ASCII, as the holder rule asks of a waiter). */
+function largestQueue() {
+  const waiters = Array.from({ length: MAX_LISTED_WAITERS }, (_, index) => ({
+    position: index + 1,
+    holder: 'h'.repeat(MAX_HOLDER_CODE_POINTS),
+    waitingSince: LATEST,
+  }));
+  return { length: HUGE, waiters };
+}
+
 describe('protocol limits', () => {
   it('build their largest records within the rules', () => {
     expect(slotDataSchema.safeParse(fullData()).success).toBe(true);
     expect(bytes(fullData())).toBe(MAX_DATA_BYTES);
     expect(JSON.stringify(WIDEST_FIGURE)).toHaveLength(23);
-    expect(listAnswerSchema.safeParse({ now: LATEST, resources: [largestSlot()] }).success).toBe(true);
+    expect(
+      listAnswerSchema.safeParse({ now: LATEST, resources: [largestSlot()], queue: largestQueue() }).success,
+    ).toBe(true);
     expect(eventsAnswerSchema.safeParse({ events: [largestEvent()] }).success).toBe(true);
   });
 
-  it('keep the listing of a full pool of the largest slots under the answer cap', () => {
-    const answer = { now: LATEST, resources: [] };
+  it('keep the listing of a full pool of the largest slots and its longest queue under the answer cap', () => {
+    const answer = { now: LATEST, resources: [], queue: largestQueue() };
     const size = bytes(answer) + MAX_SLOTS_PER_POOL * (bytes(largestSlot()) + 1);
     expect(size).toBeLessThan(MAX_ANSWER_BYTES);
   });

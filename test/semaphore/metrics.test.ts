@@ -9,7 +9,7 @@ import type { ActivityRecord } from '../../src/semaphore/protocol.ts';
 import { NO_ACTIVITY } from '../../src/spend/activity.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { advanceClock } from '../support/test-clock.ts';
-import { freshPool, raw, semaphoreForFile } from './helpers.ts';
+import { freshPool, raw, semaphoreErrorOf, semaphoreForFile } from './helpers.ts';
 
 const local = semaphoreForFile({ testClock: true });
 const HOUR = 3_600_000;
@@ -142,6 +142,37 @@ describe('GET /metrics', () => {
     ]);
     expect(Number(costs.find((m) => m.labels?.slot === 'm-parked')?.value)).toBeCloseTo(9, 6);
     expect(family('preview_gc_last_spend_read_timestamp_seconds')?.metrics.length).toBeGreaterThan(0);
+  });
+
+  it("gauges each pool's queue: how many wait, and how long the first has waited by the server's clock", async () => {
+    const type = freshPool('metrics-queue');
+    await local.client.add({ type, slug: 'q-1' });
+    await local.client.acquire({ type, holder: 'pr-1', leaseMs: HOUR });
+    for (const holder of ['pr-2', 'pr-3'])
+      await semaphoreErrorOf(local.client.acquire({ type, holder, leaseMs: HOUR, wait: true }));
+    // Within the heartbeat, so both keep their places.
+    await advanceClock(local.semaphore, type, 30_000);
+    const families = parsePrometheusTextFormat(
+      (await raw(local.semaphore, 'GET', '/metrics')).text,
+    ) as Family[];
+    const gauge = (name: string) =>
+      Number(families.find((f) => f.name === name)?.metrics.find((m) => m.labels?.pool === type)?.value);
+    expect(gauge('preview_gc_queue_waiters')).toBe(2);
+    const listing = await local.client.list(type);
+    const first = listing.queue?.waiters[0];
+    expect(gauge('preview_gc_queue_oldest_wait_seconds')).toBeGreaterThanOrEqual(30);
+    expect(gauge('preview_gc_queue_oldest_wait_seconds')).toBeLessThanOrEqual(
+      (listing.now - (first?.waitingSince ?? 0)) / 1000,
+    );
+    const empty = freshPool('metrics-no-queue');
+    await local.client.add({ type: empty, slug: 'q-1' });
+    const again = parsePrometheusTextFormat((await raw(local.semaphore, 'GET', '/metrics')).text) as Family[];
+    const ofEmpty = (name: string) =>
+      again.find((f) => f.name === name)?.metrics.find((m) => m.labels?.pool === empty)?.value;
+    expect([ofEmpty('preview_gc_queue_waiters'), ofEmpty('preview_gc_queue_oldest_wait_seconds')]).toEqual([
+      '0',
+      '0',
+    ]);
   });
 
   it('refuses a request without a token', async () => {

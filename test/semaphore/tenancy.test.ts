@@ -25,7 +25,7 @@ beforeAll(async () => {
     oidc: { issuer: issuer.url, repositories: ['acme/shop', 'acme/blog'] },
     tenancy: {
       SEMAPHORE_POOL_REPOSITORIES:
-        'clean=acme/shop;cross=acme/shop,acme/blog;shop-only=acme/shop;limits=acme/shop;recreated=acme/shop',
+        'clean=acme/shop;cross=acme/shop,acme/blog;shop-only=acme/shop;limits=acme/shop;recreated=acme/shop;waiting=acme/shop,acme/blog',
       SEMAPHORE_PR_LEASE_MAX_MINUTES: '120',
     },
   });
@@ -153,6 +153,23 @@ describe("a pull request's deploy job", () => {
       holder: 'acme/shop/pr-6',
       leaseVersion: 1,
     });
+  });
+
+  it('leaves only its own place in the queue: not another holder, not its name reborn in another repository', async () => {
+    await poolOf('waiting', 1);
+    await admin.acquire({ type: 'waiting', holder: 'pr-1', leaseMs: HOUR });
+    const wait = { type: 'waiting', holder: holderOf(SHOP_6), leaseMs: HOUR, wait: true };
+    expectError(await asJob(SHOP_6, 'POST', '/api/resources/acquire', wait), 409, 'none_available');
+    const leave = { type: 'waiting', holder: holderOf(SHOP_6) };
+    expectError(await asJob(BLOG_6, 'POST', '/api/queue/leave', leave), 403, 'forbidden');
+    const reborn: PullRequestClaims = { ...SHOP_6, repositoryId: '999' };
+    const other = expectError(await asJob(reborn, 'POST', '/api/queue/leave', leave), 403, 'forbidden');
+    expect(other.message).toContain('joined for another repository');
+    expect((await admin.list('waiting')).queue?.waiters.map((waiter) => waiter.holder)).toEqual([
+      'acme/shop/pr-6',
+    ]);
+    expect((await asJob(SHOP_6, 'POST', '/api/queue/leave', leave)).body).toEqual({ left: true });
+    expect((await admin.list('waiting')).queue?.length).toBe(0);
   });
 
   it('of a repository a pool does not list may not lease there, told which setting lists it', async () => {

@@ -1,5 +1,5 @@
 // JSON answers, protocol error bodies and a request body reader that never holds more than the limit.
-import { type ErrorCode, type Issue, MAX_BODY_BYTES } from '../protocol.ts';
+import { type ErrorCode, type Issue, MAX_BODY_BYTES, type QueuePlace } from '../protocol.ts';
 
 export function json(status: number, body: unknown): Response {
   return jsonText(status, JSON.stringify(body));
@@ -22,8 +22,22 @@ export function jsonText(status: number, text: string): Response {
   return new Response(text, { status, headers: API_HEADERS });
 }
 
-export function errorResponse(status: number, code: ErrorCode, message: string, issues?: Issue[]): Response {
-  return json(status, { error: issues === undefined ? { code, message } : { code, message, issues } });
+/** `queue`: a waiting acquire's place, with its 409 none_available. */
+export function errorResponse(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  issues?: Issue[],
+  queue?: QueuePlace,
+): Response {
+  return json(status, {
+    error: {
+      code,
+      message,
+      ...(issues === undefined ? {} : { issues }),
+      ...(queue === undefined ? {} : { queue }),
+    },
+  });
 }
 
 const tooLarge = (): Response =>

@@ -3,7 +3,7 @@
 // `_seconds`), base units, no `_total` on a gauge. Every slot is in exactly one state, so the states of
 // a pool add up to its slots. Label values (a holder is a pull request's string) are escaped as the
 // format says: backslash, double quote and newline.
-import type { Slot } from '../protocol.ts';
+import type { PoolQueue, Slot } from '../protocol.ts';
 
 /** A slot "needs repair" after this many failed erases in a row (src/report/model.ts says the same). */
 const NEEDS_REPAIR_AFTER_FAILURES = 2;
@@ -25,6 +25,9 @@ export type SlotState = (typeof SLOT_STATES)[number];
 export interface PoolSlots {
   type: string;
   slots: readonly Slot[];
+  /** The pool's fair queue as its listing gave it, and the listing's time (server clock). */
+  queue: PoolQueue;
+  now: number;
 }
 
 /** The one state a slot is counted in. */
@@ -59,7 +62,18 @@ function families(pools: readonly PoolSlots[]): Family[] {
   const lastRecord: string[] = [];
   const cost: string[] = [];
   const missing: string[] = [];
-  for (const { type, slots: poolSlots } of pools) {
+  const waiters: string[] = [];
+  const oldestWait: string[] = [];
+  for (const { type, slots: poolSlots, queue, now } of pools) {
+    waiters.push(sample('preview_gc_queue_waiters', { pool: type }, queue.length));
+    const first = queue.waiters[0];
+    oldestWait.push(
+      sample(
+        'preview_gc_queue_oldest_wait_seconds',
+        { pool: type },
+        first === undefined ? 0 : (now - first.waitingSince) / 1000,
+      ),
+    );
     const counts = new Map<SlotState, number>(SLOT_STATES.map((state) => [state, 0]));
     for (const slot of poolSlots) counts.set(slotStateOf(slot), (counts.get(slotStateOf(slot)) ?? 0) + 1);
     for (const state of SLOT_STATES)
@@ -106,8 +120,16 @@ function families(pools: readonly PoolSlots[]): Family[] {
       help: 'Time of each live lease no spend read covered: its cost so far leaves it out.',
       samples: missing,
     },
-    // The fair queue (issue 31) adds preview_gc_queue_waiters{pool} and
-    // preview_gc_queue_oldest_wait_seconds{pool} here.
+    {
+      name: 'preview_gc_queue_waiters',
+      help: "Waiters in each pool's queue for a slot (first come, first served).",
+      samples: waiters,
+    },
+    {
+      name: 'preview_gc_queue_oldest_wait_seconds',
+      help: "How long the first of each pool's queue has waited (0 when nobody waits).",
+      samples: oldestWait,
+    },
   ];
 }
 

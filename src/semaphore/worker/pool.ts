@@ -10,6 +10,7 @@ import {
   MAX_SLOTS_PER_POOL,
   type MarkDirtyRequest,
   type PoolSummary,
+  type QueuePlace,
   type RecordActivityAnswer,
   type RecordActivityRequest,
   type ReleaseAnswer,
@@ -19,6 +20,7 @@ import {
   type Slot,
   type StoredActivity,
 } from '../protocol.ts';
+import type { LeaveQueueAnswer, LeaveQueueRequest } from '../queue-protocol.ts';
 import { QUEUE_HEARTBEAT_MS } from './queue.ts';
 import type { AcquireFlags, CurrentLease, PoolStore, RequestScope, SlotState } from './store.ts';
 
@@ -33,6 +35,7 @@ export type PoolCommand =
   | ({ op: 'acquire'; request: AcquireRequest } & TenantLimits)
   | { op: 'renew'; request: RenewRequest; owner?: LeaseOwner | undefined }
   | { op: 'release'; request: ReleaseRequest; owner?: LeaseOwner | undefined }
+  | { op: 'leave-queue'; request: LeaveQueueRequest; owner?: LeaseOwner | undefined }
   | { op: 'record-activity'; request: RecordActivityRequest }
   | { op: 'events'; type: string; slug: string; limit: number };
 // `owner`: the caller is a pull request's deploy job, and may touch only a lease of this holder and
@@ -64,7 +67,7 @@ export interface RemoveCommand {
 
 export type PoolOutcome =
   | { ok: true; status: 200 | 201; body: unknown }
-  | { ok: false; status: 403 | 404 | 409; code: ErrorCode; message: string };
+  | { ok: false; status: 403 | 404 | 409; code: ErrorCode; message: string; queue?: QueuePlace };
 
 /**
  * What the pool's Durable Object answers over RPC: the body already serialised, inside the command's
@@ -117,6 +120,7 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
         resources: store
           .all()
           .map((slot) => toSlot(command.type, slot, now, activity.get(slot.slug) ?? null)),
+        queue: store.queue.listing(now),
       });
     }
     case 'summary':
@@ -141,6 +145,8 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
       return renew(store, command.request, command.owner, now);
     case 'release':
       return release(store, command.request, command.owner, now);
+    case 'leave-queue':
+      return leaveQueue(store, command.request, command.owner);
     case 'record-activity':
       return recordActivity(store, command.request, now);
     case 'events':
@@ -559,18 +565,20 @@ function acquire(store: PoolStore, request: AcquireRequest, limits: TenantLimits
   const overLimit = holderLimitRefusal(store, request.type, request.holder, limits, now);
   if (overLimit !== undefined) return overLimit;
   // Fair queue (queue.ts): nobody takes a free slot while a live waiter is ahead of it.
-  if (request.wait === true) store.queue.join(request.holder, now);
+  if (request.wait === true) store.queue.join(request.holder, now, tenant);
   const candidate = store.queue.mayTake(request.holder, now)
     ? store.bestCandidate(now, request.allowedSlugs)
     : undefined;
   if (candidate === undefined) {
     const position = store.queue.position(request.holder, now);
     if (position !== undefined) {
+      const length = store.queue.summary(now).length;
       return {
         ok: false,
         status: 409,
         code: 'none_available',
-        message: `no slot of pool ${request.type} may be taken now: ${quoted(request.holder)} is number ${position} in its queue; ask again (wait) within ${QUEUE_HEARTBEAT_MS / 1000} s to keep the place`,
+        message: `no slot of pool ${request.type} may be taken now: ${quoted(request.holder)} is number ${position} of ${length} in its queue; ask again (wait) within ${QUEUE_HEARTBEAT_MS / 1000} s to keep the place`,
+        queue: { position, length },
       };
     }
     return {
@@ -582,6 +590,29 @@ function acquire(store: PoolStore, request: AcquireRequest, limits: TenantLimits
   }
   store.queue.leave(request.holder);
   return answer(takeSlot(store, request.type, candidate, request, scope, tenant, now));
+}
+
+/**
+ * Takes `holder` out of the queue (its job was cancelled), so the waiters behind it move up now rather
+ * than a heartbeat later. A pull request's job may take out only the entry its own tenant joined as.
+ */
+function leaveQueue(
+  store: PoolStore,
+  request: LeaveQueueRequest,
+  owner: LeaseOwner | undefined,
+): PoolOutcome {
+  const tenant = store.queue.tenantOf(request.holder);
+  if (tenant === undefined) return answer({ left: false } satisfies LeaveQueueAnswer);
+  if (owner !== undefined && tenant !== owner.tenant) {
+    return {
+      ok: false,
+      status: 403,
+      code: 'forbidden',
+      message: `the pull-request role (${owner.holder}) may not take ${quoted(request.holder)} out of the queue of pool ${request.type}: that waiter joined for another repository (its ids); nothing was changed`,
+    };
+  }
+  store.queue.leave(request.holder);
+  return answer({ left: true } satisfies LeaveQueueAnswer);
 }
 
 function renew(

@@ -2,6 +2,7 @@
 // while it keeps asking: each acquire with `wait` is its heartbeat. A waiter silent longer than
 // QUEUE_HEARTBEAT_MS leaves the queue. A free slot goes to the first live waiter: the check runs in the
 // pool's transaction, with the acquire it guards.
+import { MAX_LISTED_WAITERS, type PoolQueue } from '../protocol.ts';
 import type { SqlDatabase } from './schema.ts';
 
 /** How long a waiter may stay silent and keep its place (the client asks again well within it). */
@@ -36,19 +37,44 @@ export class QueueStore {
       .map((row) => ({ holder: row.holder, joinedAt: row.joined_at, lastSeen: row.last_seen }));
   }
 
-  /** Joins `holder` at the back, or refreshes its heartbeat where it stands. */
-  join(holder: string, now: number): void {
+  /**
+   * Joins `holder` at the back, or refreshes its heartbeat where it stands. `tenant`: the repository's
+   * ids of a pull request's job (null for the other roles), the one tenant that may take it out again.
+   */
+  join(holder: string, now: number, tenant: string | null = null): void {
     this.#sql.exec(
-      `INSERT INTO queue (holder, joined_at, last_seen) VALUES (?, ?, ?)
+      `INSERT INTO queue (holder, joined_at, last_seen, tenant) VALUES (?, ?, ?, ?)
        ON CONFLICT (holder) DO UPDATE SET last_seen = excluded.last_seen`,
       holder,
       now,
       now,
+      tenant,
     );
   }
 
   leave(holder: string): void {
     this.#sql.exec('DELETE FROM queue WHERE holder = ?', holder);
+  }
+
+  /** The tenant `holder` joined as (null: not a pull request's job), or undefined when it is not waiting. */
+  tenantOf(holder: string): string | null | undefined {
+    const [row] = this.#sql
+      .exec<{ tenant: string | null }>('SELECT tenant FROM queue WHERE holder = ?', holder)
+      .toArray();
+    return row === undefined ? undefined : row.tenant;
+  }
+
+  /** The queue as listings show it: its length and the first MAX_LISTED_WAITERS waiters. */
+  listing(now: number): PoolQueue {
+    const waiters = this.waiters(now);
+    return {
+      length: waiters.length,
+      waiters: waiters.slice(0, MAX_LISTED_WAITERS).map((waiter, index) => ({
+        position: index + 1,
+        holder: waiter.holder,
+        waitingSince: waiter.joinedAt,
+      })),
+    };
   }
 
   /**

@@ -9,6 +9,7 @@ import type {
   WhoamiAnswer,
 } from '../protocol.ts';
 import { FORCE_CONDITIONS } from '../protocol.ts';
+import type { LeaveQueueRequest } from '../queue-protocol.ts';
 import type { LeaseOwner } from './pool.ts';
 
 export type Caller =
@@ -104,6 +105,13 @@ export function acquireRefusal(caller: Caller, body: AcquireRequest): string | u
   const holder = holderRefusal(caller, body.holder);
   if (holder !== undefined) return holder;
   return caller.role === 'gc' && body.reuseHeld === true ? 'acquire with reuseHeld' : undefined;
+}
+
+/** Only the waiter itself (the pull request's own holder, the gc role's one) or an admin takes a waiter out of the queue. */
+export function leaveQueueRefusal(caller: Caller, body: LeaveQueueRequest): string | undefined {
+  if (caller.role === 'admin') return undefined;
+  const own = caller.role === 'pull-request' ? caller.holder : GC_ROLE_HOLDER;
+  return body.holder === own ? undefined : `take ${JSON.stringify(body.holder)} out of the queue`;
 }
 
 export function releaseRefusal(caller: Caller, body: ReleaseRequest): string | undefined {

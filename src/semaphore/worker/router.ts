@@ -14,9 +14,11 @@ import {
   deleteQuerySchema,
   describeIssues,
   eventsQuerySchema,
+  type ListAnswer,
   listQuerySchema,
   MAX_POOLS,
   markDirtyRequestSchema,
+  type PoolQueue,
   type PoolSummary,
   recordActivityRequestSchema,
   releaseRequestSchema,
@@ -24,6 +26,7 @@ import {
   slotPathSchema,
   toIssues,
 } from '../protocol.ts';
+import { LEAVE_QUEUE_ROUTE, leaveQueueRequestSchema } from '../queue-protocol.ts';
 import { redactWrite } from '../stored-text.ts';
 import { type AuthEnv, configuredTokens, identify } from './auth.ts';
 import {
@@ -44,6 +47,7 @@ import {
   type Caller,
   forbiddenMessage,
   leaseOwner,
+  leaveQueueRefusal,
   releaseRefusal,
   routeRefusal,
   whoami,
@@ -78,7 +82,7 @@ async function runInPool(env: Env, type: string, command: PoolCommand): Promise<
   const reply: PoolReply = await env.POOLS.getByName(type).run(command);
   return reply.ok
     ? jsonText(reply.status, reply.json)
-    : errorResponse(reply.status, reply.code, reply.message);
+    : errorResponse(reply.status, reply.code, reply.message, undefined, reply.queue);
 }
 
 /** Every pool the registry knows, with its numbers as the pool itself has them now. */
@@ -98,11 +102,11 @@ async function metrics(env: Env): Promise<Response> {
   const replies = await Promise.all(
     types.map(async (type) => ({ type, reply: await env.POOLS.getByName(type).run({ op: 'list', type }) })),
   );
-  const pools: PoolSlots[] = replies.flatMap(({ type, reply }) =>
-    reply.ok
-      ? [{ type, slots: (JSON.parse(reply.json) as { resources: PoolSlots['slots'] }).resources }]
-      : [],
-  );
+  const pools: PoolSlots[] = replies.flatMap(({ type, reply }) => {
+    if (!reply.ok) return [];
+    const listing = JSON.parse(reply.json) as ListAnswer & { queue: PoolQueue };
+    return [{ type, slots: listing.resources, queue: listing.queue, now: listing.now }];
+  });
   return new Response(renderMetrics(pools), {
     status: 200,
     headers: { 'content-type': METRICS_CONTENT_TYPE },
@@ -241,6 +245,16 @@ const BODY_ROUTES: Record<
         schema: releaseRequestSchema,
         command: (body) => ({ op: 'release', request: body, owner: leaseOwner(caller) }),
         refusal: releaseRefusal,
+      }),
+  },
+  [LEAVE_QUEUE_ROUTE]: {
+    kind: 'lease',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: leaveQueueRequestSchema,
+        command: (body) => ({ op: 'leave-queue', request: body, owner: leaseOwner(caller) }),
+        refusal: leaveQueueRefusal,
+        tenancy: true,
       }),
   },
   '/api/resources/mark-dirty': {

@@ -128,6 +128,9 @@ export const POOL_MIGRATIONS: Migrations = [
     `CREATE TABLE queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, holder TEXT NOT NULL UNIQUE,
        joined_at INTEGER NOT NULL, last_seen INTEGER NOT NULL)`,
   ],
+  // 11 (leaving the queue, issue 31): the tenant of a pull request's waiter, as on its lease (9), so only
+  // that repository's job may take the entry out of the queue.
+  ['ALTER TABLE queue ADD COLUMN tenant TEXT'],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

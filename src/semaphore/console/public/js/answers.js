@@ -103,7 +103,10 @@ const readEvent = object({
 });
 
 export const readPools = object({ now: count, pools: list(readPoolSummary) });
-export const readSlots = object({ now: count, resources: list(readSlot) });
+const readWaiter = object({ position: count, holder: text, waitingSince: count });
+// The pool's fair queue; a semaphore older than the queue reads as nobody waiting.
+const readQueue = optional(object({ length: count, waiters: list(readWaiter) }), { length: 0, waiters: [] });
+export const readSlots = object({ now: count, resources: list(readSlot), queue: readQueue });
 export const readEvents = object({ events: list(readEvent) });
 export const readRelease = object({
   released: flag,
@@ -124,6 +127,7 @@ export const readConfig = object({
 
 /**
  * @typedef {ReturnType<typeof readSlot>} Slot
+ * @typedef {ReturnType<typeof readQueue>} Queue
  * @typedef {ReturnType<typeof readActivity>} Activity
  * @typedef {ReturnType<typeof readEvent>} SlotEvent
  * @typedef {ReturnType<typeof readWhoami>} Whoami

@@ -1,13 +1,15 @@
 // One pool: a row per slot with its state, holder, lease end (counting down by the server's clock),
 // dirt, generation, last holder, its last hour at Cloudflare and what that costs, and the operator's
-// actions.
+// actions; above it, the pool's queue (who waits for a slot, first first, and since when).
 import { addSlot } from '../actions.js';
 import { lastHourView, spendView } from '../activity.js';
+import { ago, instant } from '../clock.js';
 import { button, dataText, h, table } from '../dom.js';
 import { holderView } from '../links.js';
 import { dirtView, leaseEndView, slotActions, stateBadge } from './slot-parts.js';
 
 /** @typedef {import('../answers.js').Slot} Slot */
+/** @typedef {import('../answers.js').Queue} Queue */
 /** @typedef {import('./view.js').View} View */
 /** @typedef {import('./view.js').Context} Context */
 
@@ -46,6 +48,26 @@ function row(slot, context) {
   );
 }
 
+/** @param {Queue} queue */
+function queueView({ length, waiters }) {
+  if (length === 0) return [h('p', { class: 'muted' }, 'Nobody is waiting for a slot.')];
+  return [
+    h('p', {}, `${length} waiting for a slot, first come, first served:`),
+    h(
+      'ol',
+      {},
+      ...waiters.map((waiter) =>
+        h(
+          'li',
+          { value: waiter.position },
+          holderView(waiter.holder),
+          ` since ${instant(waiter.waitingSince)} (${ago(waiter.waitingSince)})`,
+        ),
+      ),
+    ),
+  ];
+}
+
 /**
  * @param {Context} context
  * @param {string} type
@@ -54,6 +76,7 @@ function row(slot, context) {
 export function poolView(context, type) {
   const body = h('tbody');
   const summary = h('p', { class: 'muted' });
+  const queue = h('div', { class: 'queue' });
   const element = h(
     'section',
     {},
@@ -65,12 +88,14 @@ export function poolView(context, type) {
       summary,
       context.may.addSlot ? button('Add slot…', () => context.act(() => addSlot(context.api, type))) : null,
     ),
+    queue,
     table(HEADINGS, body, 'slots'),
   );
   return {
     element,
     async refresh() {
-      const { resources } = await context.api.slots(type);
+      const { resources, queue: waiting } = await context.api.slots(type);
+      queue.replaceChildren(...queueView(waiting));
       performance.mark('console:pool-table');
       body.replaceChildren(...resources.map((slot) => row(slot, context)));
       performance.measure('console: pool table drawn', 'console:pool-table');
