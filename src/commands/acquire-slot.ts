@@ -12,9 +12,17 @@ import { SemaphoreError } from '../semaphore/client.ts';
 import type { Lease, ListAnswer, QueuePlace } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 
-/** Waits for a free slot: 3 s first, each next one doubled up to 60 s, jittered. */
+/** Waits for a free slot: 3 s first, each next one doubled up to 20 s, jittered. */
 // The longest pause stays well inside the semaphore's queue heartbeat (60 s), so a waiter keeps its place.
 const WAIT_FOR_SLOT: BackoffPolicy = { baseMs: 3_000, maxMs: 20_000 };
+
+/**
+ * A waiter in the queue pauses at most this long per place ahead of it and its own: the first asks
+ * again within 2 s, the second within 4 s, and so on up to the backoff's cap. A freed slot is kept
+ * for the first waiter (nobody else may take it), so it sits idle until that waiter asks again; this
+ * bounds that idle time to a few seconds, for a few requests a second for a whole queue of 50.
+ */
+export const PAUSE_PER_PLACE_MS = 2_000;
 
 export interface SlotRequest {
   holder: string;
@@ -54,7 +62,7 @@ function placeOf(queue: QueuePlace, listing: ListAnswer): QueuePlaceReport {
 
 /** A lease, or none and the place in the queue when the answer gave one. */
 async function acquireOnce(
-  ctx: CommandContext,
+  ctx: SlotTaker,
   request: SlotRequest,
   listing: ListAnswer,
 ): Promise<{ lease: Lease } | { lease: null; queue: QueuePlace | undefined }> {
@@ -85,11 +93,14 @@ async function acquireOnce(
  * A wait that ends without a slot leaves the queue. Only a courtesy to the waiters behind: should the
  * call fail, the place lapses by itself after the semaphore's heartbeat (60 s).
  */
-async function leaveQueue(ctx: CommandContext, holder: string): Promise<void> {
+async function leaveQueue(ctx: SlotTaker, holder: string): Promise<void> {
   await ctx.semaphore.leaveQueue({ type: ctx.pool, holder }).catch(() => undefined);
 }
 
-export async function takeSlot(ctx: CommandContext, request: SlotRequest): Promise<TakenSlot> {
+/** What taking a slot needs of the run: the semaphore, the pool, the clock, the stop signal, the log. */
+export type SlotTaker = Pick<CommandContext, 'semaphore' | 'pool' | 'now' | 'signal' | 'progress'>;
+
+export async function takeSlot(ctx: SlotTaker, request: SlotRequest): Promise<TakenSlot> {
   let place: QueuePlaceReport | null = null;
   const noSlot = async (listing: ListAnswer, attempts: number): Promise<TakenSlot> => {
     if (place !== null) await leaveQueue(ctx, request.holder);
@@ -103,7 +114,11 @@ export async function takeSlot(ctx: CommandContext, request: SlotRequest): Promi
     if (told !== null) place = told;
     const left = request.waitUntil - ctx.now();
     if (left <= 0 || ctx.signal.aborted) return noSlot(listing, attempt);
-    const waitMs = Math.min(backoffMs(attempt, WAIT_FOR_SLOT), left);
+    const backoff = backoffMs(attempt, WAIT_FOR_SLOT);
+    const waitMs = Math.min(
+      told === null ? backoff : Math.min(backoff, PAUSE_PER_PLACE_MS * told.position),
+      left,
+    );
     // The comment first, then the log line: whoever reads the log finds the comment up to date.
     if (told !== null) await request.onPlace?.(told);
     ctx.progress({

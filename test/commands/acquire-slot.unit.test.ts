@@ -2,7 +2,7 @@
 // place reaches the progress line and the comment hook, and a wait that ends without a slot leaves the
 // queue once, a failed leave being no failure (the place lapses by itself after the heartbeat).
 import { describe, expect, it } from 'vitest';
-import { takeSlot } from '../../src/commands/acquire-slot.ts';
+import { PAUSE_PER_PLACE_MS, takeSlot } from '../../src/commands/acquire-slot.ts';
 import type { ProgressEvent } from '../../src/commands/context.ts';
 import type { QueuePlaceReport } from '../../src/report/model.ts';
 import { SemaphoreError } from '../../src/semaphore/client.ts';
@@ -119,5 +119,17 @@ describe('takeSlot waiting in line', () => {
     expect(result.place).toBeNull();
     expect(once.acquires.map((request) => request.wait)).toEqual([undefined]);
     expect(once.leaves).toEqual([]);
+  });
+
+  // A freed slot is kept for the first waiter; a waiter that learns it moved up only when it next asks
+  // would leave the slot idle for up to the backoff's 20 s. The pause follows the place instead.
+  it('asks again within 2 s a place: the first within 2 s, the third within 6 s', async () => {
+    const pauseAt = async (place: QueuePlace | undefined) => {
+      const { events } = await waitUntilStopped(new FullPool(place));
+      const waiting = events.find((event) => event.kind === 'waiting-for-slot');
+      return waiting?.kind === 'waiting-for-slot' ? waiting.retryInMs : undefined;
+    };
+    expect(await pauseAt({ position: 1, length: 4 })).toBeLessThanOrEqual(PAUSE_PER_PLACE_MS);
+    expect(await pauseAt({ position: 3, length: 4 })).toBeLessThanOrEqual(3 * PAUSE_PER_PLACE_MS);
   });
 });
