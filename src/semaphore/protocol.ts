@@ -249,6 +249,26 @@ export const renewRequestSchema = lazySchema(() =>
   }),
 );
 
+/**
+ * `POST /api/resources/extend` (issue 31's keep label): gc moves the end of a lease it does not hold
+ * (a pull request's) later, only while the slot still has the lease gc read: the three conditions are
+ * required, so the check and the change are one transaction and never a check-then-act. `leaseMs`
+ * from the server's now, never later than `lastAcquiredAt + maxHeldMs` (the keep's cap, checked by the
+ * server against the lease's own start), and never earlier than the lease's end already is.
+ */
+export const extendRequestSchema = lazySchema(() =>
+  z.strictObject({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    ifHolder: storedHolderSchema,
+    ifGeneration: generationSchema,
+    ifLeaseVersion: leaseVersionSchema,
+    leaseMs: leaseMsSchema,
+    maxHeldMs: leaseMsSchema.optional(),
+    note: noteSchema.optional(),
+  }),
+);
+
 export const releaseRequestSchema = lazySchema(() =>
   z
     .strictObject({
@@ -346,6 +366,7 @@ export type AcquireSpecificRequest = z.infer<typeof acquireSpecificRequestSchema
 export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
 export type RenewRequest = z.infer<typeof renewRequestSchema>;
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
+export type ExtendRequest = z.infer<typeof extendRequestSchema>;
 
 // Answers are validated loosely (unknown fields are dropped) so a newer server may add fields, but
 // every name a caller prints or acts on (pool, slug, holder, lease id, erase failure) follows the same
@@ -441,6 +462,22 @@ export const releaseAnswerSchema = lazySchema(() =>
     conditionFailed: z.boolean(),
   }),
 );
+/**
+ * `extended`: the lease's end moved later. Otherwise a failed condition (`conditionFailed`: renewed,
+ * taken or released since the read) or an end already at or past what the call allows (the cap).
+ * `holder`, `leaseVersion` and `leasedUntil` are of the slot's current lease (null: none).
+ */
+export const extendAnswerSchema = lazySchema(() =>
+  z.object({
+    extended: z.boolean(),
+    holder: storedHolderSchema.nullable(),
+    generation: generationSchema,
+    leaseVersion: leaseVersionSchema.nullable(),
+    leasedUntil: epochMs.nullable(),
+    conditionFailed: z.boolean(),
+  }),
+);
+export type ExtendAnswer = z.infer<typeof extendAnswerSchema>;
 export const eventsAnswerSchema = lazySchema(() => z.object({ events: z.array(semaphoreEventSchema) }));
 /** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
 export const poolSummarySchema = lazySchema(() =>

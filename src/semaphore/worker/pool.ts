@@ -6,6 +6,8 @@ import {
   type AddRequest,
   type ErrorCode,
   type EventKind,
+  type ExtendAnswer,
+  type ExtendRequest,
   type Lease,
   MAX_SLOTS_PER_POOL,
   type MarkDirtyRequest,
@@ -33,6 +35,7 @@ export type PoolCommand =
   | ({ op: 'acquire'; request: AcquireRequest } & TenantLimits)
   | { op: 'renew'; request: RenewRequest; owner?: LeaseOwner | undefined }
   | { op: 'release'; request: ReleaseRequest; owner?: LeaseOwner | undefined }
+  | { op: 'extend'; request: ExtendRequest }
   | { op: 'record-activity'; request: RecordActivityRequest }
   | { op: 'events'; type: string; slug: string; limit: number };
 // `owner`: the caller is a pull request's deploy job, and may touch only a lease of this holder and
@@ -141,6 +144,8 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
       return renew(store, command.request, command.owner, now);
     case 'release':
       return release(store, command.request, command.owner, now);
+    case 'extend':
+      return extend(store, command.request, now);
     case 'record-activity':
       return recordActivity(store, command.request, now);
     case 'events':
@@ -461,12 +466,13 @@ function extendLease(
   leaseMs: number,
   now: number,
   detail: Record<string, unknown>,
+  until: number = now + leaseMs,
 ): { slot: SlotState; lease: CurrentLease } {
-  const extendedLease: CurrentLease = { ...lease, leasedUntil: now + leaseMs, version: lease.version + 1 };
+  const extendedLease: CurrentLease = { ...lease, leasedUntil: until, version: lease.version + 1 };
   const extended: SlotState = { ...slot, lease: extendedLease, updatedAt: now };
   store.save(extended);
   logEvent(store, extended, now, 'renewed', lease.holder, {
-    leasedUntil: now + leaseMs,
+    leasedUntil: until,
     leaseVersion: extendedLease.version,
     ...detail,
   });
@@ -595,6 +601,42 @@ function renew(
     return notOwnLease(owner, slot.slug, 'renew the lease on');
   const renewed = extendLease(store, slot, slot.lease, request.leaseMs, now, {});
   return answer(toLease(request.type, renewed.slot, renewed.lease, FRESH));
+}
+
+/**
+ * gc keeps a pull request's lease (the keep label): its end moves to `now + leaseMs`, at most
+ * `maxHeldMs` after the lease began, only while the slot still has the lease gc read (all three
+ * conditions) and only later, never earlier. An expired lease nobody took over is still current, so
+ * it can be kept; one taken over since has another generation and fails the condition.
+ */
+function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutcome {
+  const slot = store.find(request.slug);
+  if (slot === undefined) return notFound(request.type, request.slug);
+  const lease = slot.lease;
+  const conditionFailed = lease === null || conditionFails(slot, request);
+  const start = slot.lastAcquiredAt ?? slot.createdAt;
+  const cap = request.maxHeldMs === undefined ? Number.POSITIVE_INFINITY : start + request.maxHeldMs;
+  const until = Math.min(now + request.leaseMs, cap);
+  if (conditionFailed || until <= lease.leasedUntil || until <= now) {
+    return answer({
+      extended: false,
+      holder: lease?.holder ?? null,
+      generation: slot.generation,
+      leaseVersion: lease?.version ?? null,
+      leasedUntil: lease?.leasedUntil ?? null,
+      conditionFailed,
+    } satisfies ExtendAnswer);
+  }
+  const detail = withNote({ extended: true }, request.note);
+  const kept = extendLease(store, slot, lease, request.leaseMs, now, detail, until);
+  return answer({
+    extended: true,
+    holder: kept.lease.holder,
+    generation: kept.slot.generation,
+    leaseVersion: kept.lease.version,
+    leasedUntil: kept.lease.leasedUntil,
+    conditionFailed: false,
+  } satisfies ExtendAnswer);
 }
 
 function release(

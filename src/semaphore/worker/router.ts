@@ -14,6 +14,7 @@ import {
   deleteQuerySchema,
   describeIssues,
   eventsQuerySchema,
+  extendRequestSchema,
   listQuerySchema,
   MAX_POOLS,
   markDirtyRequestSchema,
@@ -192,7 +193,7 @@ async function roomForPool(env: Env, type: string): Promise<Response | undefined
 const BODY_ROUTES: Record<
   string,
   {
-    kind: 'slots' | 'lease' | 'mark-dirty' | 'activity';
+    kind: 'slots' | 'lease' | 'extend' | 'mark-dirty' | 'activity';
     run: (request: Request, env: Env, caller: Caller) => Promise<Response>;
   }
 > = {
@@ -241,6 +242,14 @@ const BODY_ROUTES: Record<
         schema: releaseRequestSchema,
         command: (body) => ({ op: 'release', request: body, owner: leaseOwner(caller) }),
         refusal: releaseRefusal,
+      }),
+  },
+  '/api/resources/extend': {
+    kind: 'extend',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: extendRequestSchema,
+        command: (body) => ({ op: 'extend', request: body }),
       }),
   },
   '/api/resources/mark-dirty': {
