@@ -264,7 +264,7 @@ export const extendRequestSchema = lazySchema(() =>
     ifGeneration: generationSchema,
     ifLeaseVersion: leaseVersionSchema,
     leaseMs: leaseMsSchema,
-    maxHeldMs: leaseMsSchema.optional(),
+    maxHeldMs: leaseMsSchema,
     note: noteSchema.optional(),
   }),
 );
@@ -388,6 +388,11 @@ export const slotSchema = lazySchema(() =>
     generation: generationSchema,
     /** The current lease's version (null when available): a force pins it with `ifLeaseVersion`. */
     leaseVersion: leaseVersionSchema.nullable(),
+    /**
+     * Set while gc keeps the current lease (its last change was an extend): the most it may be kept
+     * to. Null otherwise; absent from a Worker older than the keep.
+     */
+    keptUntil: epochMs.nullable().optional(),
     dirty: z.boolean(),
     lastHolder: storedHolderSchema.nullable(),
     lastAcquiredAt: epochMs.nullable(),

@@ -24,13 +24,14 @@ async function leasedByPr7(name: string): Promise<{ type: string; lease: Lease }
   return { type, lease };
 }
 
-/** gc's keep of the lease it read: the full condition. */
+/** gc's keep of the lease it read: the full condition, at most 72 hours after the lease began unless said. */
 const keep = (type: string, lease: Lease, more: { leaseMs: number; maxHeldMs?: number }) => ({
   type,
   slug: 'preview-1',
   ifHolder: lease.holder,
   ifGeneration: lease.generation,
   ifLeaseVersion: lease.leaseVersion,
+  maxHeldMs: 72 * HOUR,
   ...more,
 });
 
@@ -45,7 +46,8 @@ describe.concurrent('extend', () => {
   it('keeps an expired lease nobody took: its end moves on, its version counts up, and the history says so', async () => {
     const { type, lease } = await leasedByPr7('extend-expired');
     const now = await advanceClock(local.semaphore, type, 2 * HOUR);
-    expect(await local.client.find(type, 'preview-1')).toMatchObject({ expired: true });
+    const read = await local.client.find(type, 'preview-1');
+    expect(read).toMatchObject({ expired: true, keptUntil: null });
 
     const answer = await local.client.extend({ ...keep(type, lease, { leaseMs: 2 * HOUR }), note: 'kept' });
     expect(answer).toEqual({
@@ -65,6 +67,8 @@ describe.concurrent('extend', () => {
       leasedUntil: until,
       leaseVersion: 2,
       generation: lease.generation,
+      // The slot says it is kept, and at most until when: 72 hours after the lease began.
+      keptUntil: (read.lastAcquiredAt ?? 0) + 72 * HOUR,
     });
     const [event] = await local.client.events(type, 'preview-1');
     expect(event).toMatchObject({
@@ -76,6 +80,8 @@ describe.concurrent('extend', () => {
     expect(
       await local.client.renew({ type, slug: 'preview-1', leaseId: lease.leaseId, leaseMs: HOUR }),
     ).toMatchObject({ leaseVersion: 3 });
+    // Renewed by its holder, the lease is its own again, no longer kept.
+    expect(await local.client.find(type, 'preview-1')).toMatchObject({ keptUntil: null });
   });
 
   it('never past maxHeldMs after the lease began, and nothing at all once the cap is reached', async () => {

@@ -56,6 +56,7 @@ const extendOf = (type: string, generation: number) => ({
   ifGeneration: generation,
   ifLeaseVersion: 1,
   leaseMs: HOUR,
+  maxHeldMs: 72 * HOUR,
 });
 
 /** Every write a role might try, on the pool of poolWithLeaseOfPr8. */

@@ -166,6 +166,7 @@ function toSlot(type: string, slot: SlotState, now: number, activity: StoredActi
     expired: slot.lease !== null && slot.lease.leasedUntil <= now,
     generation: slot.generation,
     leaseVersion: slot.lease?.version ?? null,
+    keptUntil: slot.lease?.keptUntil ?? null,
     dirty: slot.dirty,
     lastHolder: slot.lastHolder,
     lastAcquiredAt: slot.lastAcquiredAt,
@@ -433,6 +434,7 @@ function takeSlot(
     wasDirty: slot.dirty,
     previousHolder,
     tenant,
+    keptUntil: null,
   };
   const taken: SlotState = {
     ...slot,
@@ -467,8 +469,14 @@ function extendLease(
   now: number,
   detail: Record<string, unknown>,
   until: number = now + leaseMs,
+  keptUntil: number | null = null,
 ): { slot: SlotState; lease: CurrentLease } {
-  const extendedLease: CurrentLease = { ...lease, leasedUntil: until, version: lease.version + 1 };
+  const extendedLease: CurrentLease = {
+    ...lease,
+    leasedUntil: until,
+    version: lease.version + 1,
+    keptUntil,
+  };
   const extended: SlotState = { ...slot, lease: extendedLease, updatedAt: now };
   store.save(extended);
   logEvent(store, extended, now, 'renewed', lease.holder, {
@@ -615,7 +623,7 @@ function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutc
   const lease = slot.lease;
   const conditionFailed = lease === null || conditionFails(slot, request);
   const start = slot.lastAcquiredAt ?? slot.createdAt;
-  const cap = request.maxHeldMs === undefined ? Number.POSITIVE_INFINITY : start + request.maxHeldMs;
+  const cap = start + request.maxHeldMs;
   const until = Math.min(now + request.leaseMs, cap);
   if (conditionFailed || until <= lease.leasedUntil || until <= now) {
     return answer({
@@ -628,7 +636,7 @@ function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutc
     } satisfies ExtendAnswer);
   }
   const detail = withNote({ extended: true }, request.note);
-  const kept = extendLease(store, slot, lease, request.leaseMs, now, detail, until);
+  const kept = extendLease(store, slot, lease, request.leaseMs, now, detail, until, cap);
   return answer({
     extended: true,
     holder: kept.lease.holder,

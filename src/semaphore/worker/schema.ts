@@ -128,6 +128,9 @@ export const POOL_MIGRATIONS: Migrations = [
     `CREATE TABLE queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, holder TEXT NOT NULL UNIQUE,
        joined_at INTEGER NOT NULL, last_seen INTEGER NOT NULL)`,
   ],
+  // 12 (keep label, issue 31): the most gc's keep may extend the current lease to (its start plus
+  // keep-max-hours), set by an extend and cleared by any other change of the lease; null: not kept.
+  ['ALTER TABLE slots ADD COLUMN lease_kept_until INTEGER'],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */
