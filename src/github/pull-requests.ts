@@ -35,6 +35,8 @@ export interface PullRequestInfo {
    * `staging`): it ties nothing here, or a stranger's closed pull request would delete our preview.
    */
   headRef?: string;
+  /** Its labels' names (`get` only): gc keeps the lease of an open pull request with the keep label. */
+  labels?: string[];
 }
 
 /** A pull request as the repository's listing shows it: its state and the branch it comes from. */
@@ -58,6 +60,11 @@ export interface GitHubPullRequests {
   asked(): number[];
   /** Creates the comment that carries `marker`, or updates it in place; throws GitHubError. */
   upsertComment(number: number, marker: string, body: string): Promise<'created' | 'updated'>;
+  /**
+   * Creates the comment that carries `marker` unless the bot wrote one already (a new comment, so
+   * people are notified; never edited); throws GitHubError.
+   */
+  commentOnce(number: number, marker: string, body: string): Promise<'created' | 'exists'>;
 }
 
 export interface GitHubOptions {
@@ -77,7 +84,10 @@ const pullRequestSchema = z.object({
   state: z.enum(['open', 'closed']),
   merged_at: z.string().nullable().optional(),
   head: z.object({ ref: z.string(), repo: headRepoSchema }).optional(),
+  labels: z.array(z.object({ name: z.string() })).optional(),
 });
+/** Labels kept of a pull request: GitHub allows 100 a pull request, each name at most 50 characters. */
+const MAX_LABELS = 100;
 
 const listedSchema = z.array(
   z.object({
@@ -202,6 +212,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         title: pull.title.slice(0, MAX_TITLE_LENGTH),
         state: pull.merged_at ? 'merged' : pull.state,
         ...ownBranch(pull.head),
+        labels: (pull.labels ?? []).slice(0, MAX_LABELS).map((label) => label.name.slice(0, 50)),
       };
       known.set(number, info);
       return info;
@@ -317,6 +328,22 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
           request: request(),
         });
         return 'updated';
+      } catch (error) {
+        throw gitHubErrorOf(error, what);
+      }
+    },
+    async commentOnce(number, marker, body) {
+      const what = `the comment on pull request #${number}`;
+      try {
+        if ((await stickyComment(number, marker, what)) !== undefined) return 'exists';
+        await octokit.rest.issues.createComment({
+          owner,
+          repo,
+          issue_number: number,
+          body,
+          request: request(),
+        });
+        return 'created';
       } catch (error) {
         throw gitHubErrorOf(error, what);
       }
