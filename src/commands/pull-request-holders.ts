@@ -50,12 +50,14 @@ function refusal(error: unknown): GitHubError | undefined {
  * ones left out are summed up in one warning each. The first is asked alone: a token that may not
  * read pull requests is refused for every one alike, so the others are not sent to GitHub, and the
  * one warning names the permission and says `effect` (what the run did without the answers).
+ * `unanswered` says what became of the slots of the pull requests GitHub could not tell about.
  */
 export async function lookUpPullRequests(
   ctx: Pick<CommandContext, 'github'>,
   numbers: readonly number[],
   warnings: string[],
   effect: string,
+  unanswered = 'so their slots were left as they are',
 ): Promise<Map<number, PullRequestInfo>> {
   const answers = new Map<number, PullRequestInfo>();
   const github = ctx.github;
@@ -84,7 +86,7 @@ export async function lookUpPullRequests(
   }
   if (failures.length > 0) {
     warnings.push(
-      `GitHub could not tell the state of ${failures.length} pull request${failures.length === 1 ? '' : 's'}, so their slots were left as they are: ${failures.map(oneLineError).sort().join('; ')}.`,
+      `GitHub could not tell the state of ${failures.length} pull request${failures.length === 1 ? '' : 's'}, ${unanswered}: ${failures.map(oneLineError).sort().join('; ')}.`,
     );
   }
   if (numbers.length > asked.length) {
