@@ -73,9 +73,15 @@ export async function handleLeaseEnds(
   // Reconcile asked about the live leases already; the reader answers those again without asking.
   const asked = new Set(github.asked());
   const fresh = [...new Set(ending.map((lease) => lease.pullRequest))].filter((number) => !asked.has(number));
+  // The run's bound on lookups counts reconcile's too.
+  const room = Math.max(0, MAX_PULL_REQUEST_LOOKUPS - asked.size);
+  if (fresh.length > room)
+    warnings.push(
+      `${fresh.length - room} more pull requests near their lease end were not looked up (at most ${MAX_PULL_REQUEST_LOOKUPS} a run), so they were neither kept nor warned; the next run goes on.`,
+    );
   await lookUpPullRequests(
     ctx,
-    fresh.slice(0, Math.max(0, MAX_PULL_REQUEST_LOOKUPS - asked.size)),
+    fresh.slice(0, room),
     warnings,
     'no pull request near its lease end was kept or warned, and expired leases were reclaimed',
     'so their slots were neither kept nor warned about (expired ones were reclaimed)',
