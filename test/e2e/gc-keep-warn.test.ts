@@ -5,6 +5,7 @@
 // reclaimed whatever its labels; and GitHub answers that fail (503, a rate limit) never block a reclaim.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/report/model.ts';
+import { runCli } from '../cli/run-cli.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
 import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
 import { advanceClock } from '../support/test-clock.ts';
@@ -165,7 +166,19 @@ describe('gc warns before reclaim and keeps on request', () => {
     );
   });
 
-  it('the next hourly run does not warn again, and keeps pr-72 while its label stays', async () => {
+  it('preview-gc status says which lease is kept and for how long at most, as does status --json', async () => {
+    const env = { SEMAPHORE_URL: stack.semaphore.url, SEMAPHORE_TOKEN: TOKENS.semaphore };
+    const status = await runCli(['status', '--pool', pool], env);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(
+      /kw-keep +leased +pr-72 +ends in (1 h 59 min|2 h), kept \(at most 2 d 2[23] h more\)/,
+    );
+    const json = await runCli(['status', '--pool', pool, '--json'], env);
+    const row = (JSON.parse(json.stdout) as RunReport).poolAfter?.find((slot) => slot.slug === 'kw-keep');
+    expect(row?.keptForMs).toBeGreaterThan(69 * HOUR);
+  });
+
+  it('the next run does not warn again, and a kept lease beyond the warning window needs nothing', async () => {
     await advanceClock(stack.semaphore, pool, 10 * MINUTE);
     const run = await gc(pool);
     expect(run.exitCode, run.stdout).toBe(0);
