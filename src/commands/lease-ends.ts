@@ -171,6 +171,12 @@ async function keepLease(
   }
 }
 
+const POSTED_ACTION = {
+  created: 'warned',
+  exists: 'warned-before',
+  'would-create': 'would-warn',
+} as const satisfies Record<string, LeaseEndReport['action']>;
+
 /** Posts the warning once per lease end (its marker), or says why not. */
 async function warn(
   ctx: CommandContext,
@@ -186,7 +192,6 @@ async function warn(
     endsAt: slot.leasedUntil,
   };
   const base = { slug: slot.slug, holder: slot.holder, pullRequest, endsAt: iso(slot.leasedUntil) };
-  if (options.dryRun) return { ...base, action: 'would-warn' };
   const github = ctx.github;
   if (!github) return { ...base, action: 'unchecked', problem: 'no github-token' };
   const body = warningComment({
@@ -198,8 +203,11 @@ async function warn(
     keepEnds,
   });
   try {
-    const posted = await github.commentOnce(pullRequest, warningMarker(ctx.pool, warned), body);
-    return { ...base, action: posted === 'created' ? 'warned' : 'warned-before' };
+    // A dry run reads as a run does (is the warning there already?) and posts nothing.
+    const posted = await github.commentOnce(pullRequest, warningMarker(ctx.pool, warned), body, {
+      dryRun: options.dryRun,
+    });
+    return { ...base, action: POSTED_ACTION[posted] };
   } catch (error) {
     return {
       ...base,

@@ -62,9 +62,14 @@ export interface GitHubPullRequests {
   upsertComment(number: number, marker: string, body: string): Promise<'created' | 'updated'>;
   /**
    * Creates the comment that carries `marker` unless the bot wrote one already (a new comment, so
-   * people are notified; never edited); throws GitHubError.
+   * people are notified; never edited); throws GitHubError. A dry run only looks (`would-create`).
    */
-  commentOnce(number: number, marker: string, body: string): Promise<'created' | 'exists'>;
+  commentOnce(
+    number: number,
+    marker: string,
+    body: string,
+    options?: { dryRun?: boolean },
+  ): Promise<'created' | 'exists' | 'would-create'>;
 }
 
 export interface GitHubOptions {
@@ -332,10 +337,11 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         throw gitHubErrorOf(error, what);
       }
     },
-    async commentOnce(number, marker, body) {
+    async commentOnce(number, marker, body, options) {
       const what = `the comment on pull request #${number}`;
       try {
         if ((await stickyComment(number, marker, what)) !== undefined) return 'exists';
+        if (options?.dryRun === true) return 'would-create';
         await octokit.rest.issues.createComment({
           owner,
           repo,

@@ -180,6 +180,11 @@ describe('gc warns before reclaim and keeps on request', () => {
 
   it('the next run does not warn again, and a kept lease beyond the warning window needs nothing', async () => {
     await advanceClock(stack.semaphore, pool, 10 * MINUTE);
+    // A dry run reads what a run reads: the warning is there already.
+    const looked = await gc(pool, { 'dry-run': 'true' });
+    expect(reportOf(looked).leaseEnds).toEqual(
+      expect.arrayContaining([expect.objectContaining({ slug: 'kw-warn', action: 'warned-before' })]),
+    );
     const run = await gc(pool);
     expect(run.exitCode, run.stdout).toBe(0);
     expect(commentsOn(71)).toHaveLength(1);
