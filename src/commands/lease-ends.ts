@@ -114,7 +114,7 @@ async function handleLease(
       ...base,
       action: 'unchecked',
       problem: ctx.github?.asked().includes(pullRequest)
-        ? 'GitHub did not answer about the pull request: neither kept nor warned'
+        ? 'GitHub did not answer about the pull request'
         : `not looked up: at most ${MAX_PULL_REQUEST_LOOKUPS} pull requests a run, the next run goes on`,
     };
   // A closed pull request's lease is reclaimed whatever its labels (reconcile, or as expired).
@@ -139,7 +139,7 @@ async function keepLease(
   { slot, pullRequest }: Ending,
   options: LeaseEndOptions,
   keptUntil: number,
-): Promise<Pick<LeaseEndReport, 'action' | 'endsAt' | 'problem'> | 'at-cap'> {
+): Promise<Pick<LeaseEndReport, 'action' | 'endsAt' | 'problem' | 'queue'> | 'at-cap'> {
   const until = Math.min(now + keepStepMs(options), keptUntil);
   if (until <= slot.leasedUntil) return 'at-cap';
   if (options.dryRun) return { action: 'would-keep', endsAt: iso(until) };
@@ -155,7 +155,7 @@ async function keepLease(
       note: `gc: pull request #${pullRequest} has the label ${options.keepLabel}`,
     });
     if (answer.extended && answer.leasedUntil !== null)
-      return { action: 'kept', endsAt: iso(answer.leasedUntil) };
+      return { action: 'kept', endsAt: iso(answer.leasedUntil), queue: answer.queue };
     if (!answer.conditionFailed) return 'at-cap';
     return {
       action: 'keep-failed',

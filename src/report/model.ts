@@ -187,7 +187,8 @@ export interface SpendPark {
  * What gc did about a pull request's lease near its end: `kept` (the keep label; extended), `warned`
  * (one comment per lease end), `warned-before` (that comment is there already), the dry run's
  * `would-keep` and `would-warn`; `keep-failed` and `warn-failed` (the semaphore or GitHub failed; see
- * `problem`), `unchecked` (GitHub did not answer about the pull request: neither kept nor warned).
+ * `problem`), `unchecked` (GitHub did not answer about the pull request, or it was not looked up:
+ * neither kept nor warned).
  */
 export type LeaseEndAction =
   | 'kept'
@@ -211,6 +212,8 @@ export interface LeaseEndReport {
   keptUntil?: string;
   /** Why it was not kept or warned, or what the warning's failure was, for a person. */
   problem?: string;
+  /** Kept: how many waited for a slot of the pool when it was, and how long the first had waited (ms). */
+  queue?: { length: number; oldestWaitMs: number };
 }
 
 /**

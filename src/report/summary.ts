@@ -370,13 +370,20 @@ function parkSection(report: RunReport): string[] {
   return lines;
 }
 
+/** What keeping a lease costs: who waits for a slot of the pool meanwhile, and how long the first has. */
+function waitingBehind(end: LeaseEndReport): string {
+  const queue = end.queue;
+  if (queue === undefined || queue.length === 0) return '';
+  return `; ${plural(queue.length, 'pull request')} ${queue.length === 1 ? 'waits' : 'wait'} for a slot of the pool, the first for ${formatDuration(queue.oldestWaitMs)}`;
+}
+
 /** What gc did about one lease near its end, in words. */
 function leaseEndCell(end: LeaseEndReport): string {
   const keptUntil = end.keptUntil === undefined ? '' : `, at most until ${readableUtc(end.keptUntil)}`;
   const problem = end.problem === undefined ? '' : `: ${esc(end.problem)}`;
   switch (end.action) {
     case 'kept':
-      return `🔒 kept for its label: extended${esc(keptUntil)}`;
+      return `🔒 kept for its label: extended${esc(keptUntil)}${esc(waitingBehind(end))}`;
     case 'would-keep':
       return `🔍 would be kept for its label${esc(keptUntil)}`;
     case 'keep-failed':

@@ -470,7 +470,8 @@ export const releaseAnswerSchema = lazySchema(() =>
 /**
  * `extended`: the lease's end moved later. Otherwise a failed condition (`conditionFailed`: renewed,
  * taken or released since the read) or an end already at or past what the call allows (the cap).
- * `holder`, `leaseVersion` and `leasedUntil` are of the slot's current lease (null: none).
+ * `holder`, `leaseVersion` and `leasedUntil` are of the slot's current lease (null: none). `queue`:
+ * how many wait for a slot of the pool and how long the first has waited (ms), what keeping costs.
  */
 export const extendAnswerSchema = lazySchema(() =>
   z.object({
@@ -480,6 +481,7 @@ export const extendAnswerSchema = lazySchema(() =>
     leaseVersion: leaseVersionSchema.nullable(),
     leasedUntil: epochMs.nullable(),
     conditionFailed: z.boolean(),
+    queue: z.object({ length: z.int().nonnegative(), oldestWaitMs: z.int().nonnegative() }),
   }),
 );
 export type ExtendAnswer = z.infer<typeof extendAnswerSchema>;

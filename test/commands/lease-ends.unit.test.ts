@@ -81,6 +81,7 @@ describe('the keep label where the semaphore fails', () => {
         leaseVersion: 1,
         leasedUntil: NOW + HOUR,
         conditionFailed: true,
+        queue: { length: 0, oldestWaitMs: 0 },
       }),
       /^the lease changed since gc read it \(now pr-8, generation 4, version 1\); left as it is$/,
     ],

@@ -104,6 +104,7 @@ export class ScriptedSemaphore extends SemaphoreClient {
     leaseVersion: request.ifLeaseVersion + 1,
     leasedUntil: this.listing.now + request.leaseMs,
     conditionFailed: false,
+    queue: { length: 0, oldestWaitMs: 0 },
   });
   answerFind: (slug: string) => Promise<Slot> = async (slug) => {
     throw new Error(`the test did not script find(${slug})`);

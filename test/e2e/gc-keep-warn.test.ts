@@ -130,7 +130,7 @@ describe('gc warns before reclaim and keeps on request', () => {
       {
         slug: 'kw-down',
         action: 'unchecked',
-        problem: 'GitHub did not answer about the pull request: neither kept nor warned',
+        problem: 'GitHub did not answer about the pull request',
       },
       { slug: 'kw-limited', action: 'unchecked' },
     ]);

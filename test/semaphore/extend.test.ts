@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../src/semaphore/protocol.ts';
 import { advanceClock } from '../support/test-clock.ts';
-import { expectError, freshPool, raw, semaphoreForFile } from './helpers.ts';
+import { expectError, freshPool, raw, semaphoreErrorOf, semaphoreForFile } from './helpers.ts';
 
 const local = semaphoreForFile({ testClock: true });
 
@@ -57,6 +57,7 @@ describe.concurrent('extend', () => {
       leaseVersion: 2,
       leasedUntil: expect.any(Number),
       conditionFailed: false,
+      queue: { length: 0, oldestWaitMs: 0 },
     });
     // Two hours from the server's now (which runs on while the test does).
     const until = answer.leasedUntil ?? 0;
@@ -103,6 +104,7 @@ describe.concurrent('extend', () => {
       leaseVersion: 2,
       leasedUntil: began + 3 * HOUR,
       conditionFailed: false,
+      queue: { length: 0, oldestWaitMs: 0 },
     });
     await advanceClock(local.semaphore, type, 2 * HOUR);
     expect(
@@ -111,6 +113,22 @@ describe.concurrent('extend', () => {
       ),
     ).toMatchObject({ extended: false, conditionFailed: false });
     expect((await snapshot(type)).events).toEqual(before.events);
+  });
+
+  it('says how many wait for a slot of the pool and how long the first has: what keeping costs', async () => {
+    const { type, lease } = await leasedByPr7('extend-queue');
+    // The pool is full: pr-8 and pr-9 wait in its queue.
+    for (const holder of ['pr-8', 'pr-9']) {
+      const refused = await semaphoreErrorOf(
+        local.client.acquire({ type, holder, leaseMs: HOUR, wait: true }),
+      );
+      expect(refused.code).toBe('none_available');
+    }
+    await advanceClock(local.semaphore, type, 30_000);
+    const answer = await local.client.extend(keep(type, lease, { leaseMs: 2 * HOUR }));
+    expect(answer).toMatchObject({ extended: true, queue: { length: 2 } });
+    expect(answer.queue.oldestWaitMs).toBeGreaterThanOrEqual(30_000);
+    expect(answer.queue.oldestWaitMs).toBeLessThan(60_000);
   });
 
   it('never shortens a lease: an end already later than asked stays', async () => {

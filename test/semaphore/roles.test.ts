@@ -198,6 +198,7 @@ describe('the gc token', () => {
       leaseVersion: 2,
       leasedUntil: expect.any(Number),
       conditionFailed: false,
+      queue: { length: 0, oldestWaitMs: 0 },
     });
     expect(JSON.stringify(answer)).not.toMatch(/leaseId/);
   });

@@ -633,6 +633,7 @@ function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutc
       leaseVersion: lease?.version ?? null,
       leasedUntil: lease?.leasedUntil ?? null,
       conditionFailed,
+      queue: store.queue.summary(now),
     } satisfies ExtendAnswer);
   }
   const detail = withNote({ extended: true }, request.note);
@@ -644,6 +645,7 @@ function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutc
     leaseVersion: kept.lease.version,
     leasedUntil: kept.lease.leasedUntil,
     conditionFailed: false,
+    queue: store.queue.summary(now),
   } satisfies ExtendAnswer);
 }
 
