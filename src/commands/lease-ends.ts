@@ -4,7 +4,7 @@
 // end. GitHub is asked once per pull request (the reader remembers reconcile's answers), and whatever
 // GitHub fails to answer (403, 404, a rate limit, 5xx) never blocks a reclaim: that pull request is
 // neither kept nor warned, and the report says so.
-import type { PullRequestInfo } from '../github/pull-requests.ts';
+import type { GitHubPullRequests, PullRequestInfo } from '../github/pull-requests.ts';
 import { pullRequestOf } from '../report/format.ts';
 import type { LeaseEndReport } from '../report/model.ts';
 import type { ListAnswer, Slot } from '../semaphore/protocol.ts';
@@ -72,13 +72,15 @@ export async function handleLeaseEnds(
   if (ending.length === 0) return none;
   // Reconcile asked about the live leases already; the reader answers those again without asking.
   const asked = new Set(github.asked());
-  const fresh = [...new Set(ending.map((lease) => lease.pullRequest))].filter((number) => !asked.has(number));
+  const numbers = [...new Set(ending.map((lease) => lease.pullRequest))];
+  const fresh = numbers.filter((number) => !asked.has(number));
   // The run's bound on lookups counts reconcile's too.
   const room = Math.max(0, MAX_PULL_REQUEST_LOOKUPS - asked.size);
   if (fresh.length > room)
     warnings.push(
       `${fresh.length - room} more pull requests near their lease end were not looked up (at most ${MAX_PULL_REQUEST_LOOKUPS} a run), so they were neither kept nor warned; the next run goes on.`,
     );
+  const looked = new Set([...asked, ...fresh.slice(0, room)]);
   await lookUpPullRequests(
     ctx,
     fresh.slice(0, room),
@@ -86,10 +88,16 @@ export async function handleLeaseEnds(
     'no pull request near its lease end was kept or warned, and expired leases were reclaimed',
     'so their slots were neither kept nor warned about (expired ones were reclaimed)',
   );
+  // The reader's answers, labels included (each asked once: no request goes out again).
+  const answers = await answersOf(
+    github,
+    numbers.filter((number) => looked.has(number)),
+  );
   const reports: LeaseEndReport[] = [];
   const kept = new Set<string>();
   for (const lease of ending) {
-    const report = await handleLease(ctx, listing.now, lease, github.known().get(lease.pullRequest), options);
+    const answer = answers.get(lease.pullRequest) ?? (looked.has(lease.pullRequest) ? 'failed' : 'not-asked');
+    const report = await handleLease(ctx, github, listing.now, lease, answer, options);
     if (report === null) continue;
     reports.push(report);
     if (report.action === 'kept' || report.action === 'would-keep' || report.action === 'keep-failed')
@@ -99,23 +107,41 @@ export async function handleLeaseEnds(
   return { reports, kept };
 }
 
+/** The pull requests the run asked about, each as the reader answered it; a failed lookup is left out. */
+async function answersOf(
+  github: GitHubPullRequests,
+  numbers: readonly number[],
+): Promise<Map<number, PullRequestInfo>> {
+  const answers = new Map<number, PullRequestInfo>();
+  for (const number of numbers) {
+    try {
+      answers.set(number, await github.get(number));
+    } catch {
+      // Already a warning of the lookup; the lease is neither kept nor warned.
+    }
+  }
+  return answers;
+}
+
 /** What gc does about one lease: keep it, warn its pull request, or say why neither; null: nothing to say (closed). */
 async function handleLease(
   ctx: CommandContext,
+  github: GitHubPullRequests,
   now: number,
   lease: Ending,
-  info: PullRequestInfo | undefined,
+  info: PullRequestInfo | 'failed' | 'not-asked',
   options: LeaseEndOptions,
 ): Promise<LeaseEndReport | null> {
   const { slot, pullRequest } = lease;
   const base = { slug: slot.slug, holder: slot.holder, pullRequest, endsAt: iso(slot.leasedUntil) };
-  if (info === undefined)
+  if (info === 'failed' || info === 'not-asked')
     return {
       ...base,
       action: 'unchecked',
-      problem: ctx.github?.asked().includes(pullRequest)
-        ? 'GitHub did not answer about the pull request'
-        : `not looked up: at most ${MAX_PULL_REQUEST_LOOKUPS} pull requests a run, the next run goes on`,
+      problem:
+        info === 'failed'
+          ? 'GitHub did not answer about the pull request'
+          : `not looked up: at most ${MAX_PULL_REQUEST_LOOKUPS} pull requests a run, the next run goes on`,
     };
   // A closed pull request's lease is reclaimed whatever its labels (reconcile, or as expired).
   if (info.state !== 'open') return null;
@@ -126,10 +152,10 @@ async function handleLease(
     const keep = await keepLease(ctx, now, lease, options, keptUntil);
     // A keep at its cap ends where it is: the pull request is warned that only a push keeps it now.
     if (keep !== 'at-cap') return { ...base, ...keep, keptUntil: iso(keptUntil) };
-    return warn(ctx, now, lease, options, true);
+    return warn(ctx, github, now, lease, options, true);
   }
   // Expired and not kept: reclaimed this run, like every expired lease.
-  return expired ? null : warn(ctx, now, lease, options, false);
+  return expired ? null : warn(ctx, github, now, lease, options, false);
 }
 
 /** Extends the lease on the condition of what gc read (the semaphore checks it with the change). */
@@ -180,6 +206,7 @@ const POSTED_ACTION = {
 /** Posts the warning once per lease end (its marker), or says why not. */
 async function warn(
   ctx: CommandContext,
+  github: GitHubPullRequests,
   now: number,
   { slot, pullRequest }: Ending,
   options: LeaseEndOptions,
@@ -192,8 +219,6 @@ async function warn(
     endsAt: slot.leasedUntil,
   };
   const base = { slug: slot.slug, holder: slot.holder, pullRequest, endsAt: iso(slot.leasedUntil) };
-  const github = ctx.github;
-  if (!github) return { ...base, action: 'unchecked', problem: 'no github-token' };
   const body = warningComment({
     pool: ctx.pool,
     lease: warned,
