@@ -7,6 +7,7 @@
 import type { GitHubPullRequests, PullRequestInfo } from '../github/pull-requests.ts';
 import { pullRequestOf } from '../report/format.ts';
 import type { LeaseEndReport } from '../report/model.ts';
+import { SemaphoreError } from '../semaphore/client.ts';
 import type { ListAnswer, Slot } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
@@ -183,16 +184,27 @@ async function keepLease(
     if (answer.extended && answer.leasedUntil !== null)
       return { action: 'kept', endsAt: iso(answer.leasedUntil), queue: answer.queue };
     if (!answer.conditionFailed) return 'at-cap';
+    // The same lease, renewed since the read: by its pull request (a push), or by this very keep whose
+    // first answer was lost on the way back (the client sent it again, and the version had moved on).
+    const renewed = answer.holder === slot.holder && answer.generation === slot.generation;
     return {
       action: 'keep-failed',
       endsAt: iso(answer.leasedUntil ?? slot.leasedUntil),
-      problem: `the lease changed since gc read it (now ${answer.holder ?? 'nobody'}, generation ${answer.generation}, version ${answer.leaseVersion ?? '–'}); left as it is`,
+      problem: renewed
+        ? 'the lease was renewed since gc read it (a push, or this keep sent again after its answer was lost); left as it is'
+        : `the lease changed since gc read it (now ${answer.holder ?? 'nobody'}, generation ${answer.generation}); left as it is`,
     };
   } catch (error) {
+    // An error answer means the semaphore did nothing; no answer (a lost connection, a timeout) may
+    // follow a keep that went through.
+    const answered = error instanceof SemaphoreError && error.status !== undefined;
+    const what = answered
+      ? `the semaphore refused the keep (${oneLineError(error)})`
+      : `the semaphore did not answer the keep (${oneLineError(error)}), so it may or may not have been extended`;
     return {
       action: 'keep-failed',
       endsAt: iso(slot.leasedUntil),
-      problem: `the semaphore did not extend it (${oneLineError(error)}); left as it is this run, the next run tries again`,
+      problem: `${what}; left as it is this run, the next run tries again`,
     };
   }
 }

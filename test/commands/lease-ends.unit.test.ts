@@ -70,7 +70,7 @@ describe('the keep label where the semaphore fails', () => {
           operation: 'POST /api/resources/extend',
         });
       },
-      /^the semaphore did not extend it \(.*the semaphore failed.*\); left as it is this run, the next run tries again$/,
+      /^the semaphore refused the keep \(.*the semaphore failed.*\); left as it is this run, the next run tries again$/,
     ],
     [
       'finds the lease changed since the read',
@@ -83,7 +83,20 @@ describe('the keep label where the semaphore fails', () => {
         conditionFailed: true,
         queue: { length: 0, oldestWaitMs: 0 },
       }),
-      /^the lease changed since gc read it \(now pr-8, generation 4, version 1\); left as it is$/,
+      /^the lease changed since gc read it \(now pr-8, generation 4\); left as it is$/,
+    ],
+    [
+      'finds the same lease renewed since the read',
+      async () => ({
+        extended: false,
+        holder: 'pr-7',
+        generation: 3,
+        leaseVersion: 2,
+        leasedUntil: NOW + 2 * HOUR,
+        conditionFailed: true,
+        queue: { length: 0, oldestWaitMs: 0 },
+      }),
+      /^the lease was renewed since gc read it \(a push, or this keep sent again after its answer was lost\); left as it is$/,
     ],
   ] as const)(
     'leaves the slot alone when the semaphore %s, and the run does not fail',

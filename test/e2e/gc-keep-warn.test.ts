@@ -8,6 +8,7 @@ import type { RunReport } from '../../src/report/model.ts';
 import { runCli } from '../cli/run-cli.ts';
 import { type ActionRunResult, runAction } from '../support/action-run.ts';
 import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from '../support/action-stack.ts';
+import { startSemaphoreProxy } from '../support/semaphore-proxy.ts';
 import { advanceClock } from '../support/test-clock.ts';
 import { isErased, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
 
@@ -244,6 +245,53 @@ describe('a kept lease ends at keep-max-hours', () => {
     expect(reportOf(past).slots).toMatchObject([{ slug: 'cap-1', reason: 'expired', outcome: 'reclaimed' }]);
     expect(commentsOn(76)).toHaveLength(1);
   });
+});
+
+describe('a keep the semaphore fails', () => {
+  it.each([
+    [
+      'answers 500 (it did nothing)',
+      { kind: 'answer', status: 500, body: '{"error":{"code":"internal","message":"failed"}}' },
+      /^the semaphore refused the keep \(.*\); left as it is this run, the next run tries again$/,
+    ],
+    [
+      'loses its answer after extending (reset)',
+      { kind: 'after-forward', answer: { kind: 'reset' } },
+      /^the semaphore did not answer the keep \(.*\), so it may or may not have been extended; left as it is this run, the next run tries again$/,
+    ],
+  ] as const)(
+    'that %s leaves the kept slot alone and the run does not fail; the other expired lease is reclaimed',
+    async (name, intervention, problem) => {
+      const pool = `keep-fault-${name.includes('500') ? '500' : 'reset'}`;
+      const number = name.includes('500') ? 78 : 79;
+      await leasedSlots(pool, {
+        [`${pool}-kept`]: [`pr-${number}`, HOUR],
+        [`${pool}-gone`]: ['pr-80', HOUR],
+      });
+      stack.github.pullRequests.set(number, 'open');
+      stack.github.labels.set(number, ['preview-keep']);
+      stack.github.pullRequests.set(80, 'open');
+      await advanceClock(stack.semaphore, pool, 2 * HOUR);
+      const proxy = await startSemaphoreProxy(stack.semaphore.url, {
+        intervene: (request) => (request.path === '/api/resources/extend' ? intervention : undefined),
+      });
+      try {
+        const run = await gc(pool, { 'semaphore-url': proxy.url });
+        expect(run.exitCode, run.stdout).toBe(0);
+        const report = reportOf(run);
+        expect(report.leaseEnds).toMatchObject([
+          { slug: `${pool}-kept`, action: 'keep-failed', problem: expect.stringMatching(problem) },
+        ]);
+        expect(report.slots).toMatchObject([{ slug: `${pool}-gone`, outcome: 'reclaimed' }]);
+        expect(run.summary).toMatch(new RegExp(`\`${pool}-kept\` \\| .* \\| ⚠️ not kept: `));
+        // The pull request's data is still there, its lease still its own.
+        expect(await stack.client.find(pool, `${pool}-kept`)).toMatchObject({ holder: `pr-${number}` });
+        expect(slotContents(stack.twin, stack.config, `${pool}-kept`).rows).toBe(2);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 });
 
 describe('a warning GitHub refuses to post', () => {
