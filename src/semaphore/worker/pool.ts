@@ -458,17 +458,17 @@ function takeSlot(
 }
 
 /**
- * Moves the end of the slot's current lease to `now + leaseMs` (shorter or longer), as `renewed`, and
- * counts the lease's version up: a force that read the lease before this renew no longer matches.
+ * Moves the end of the slot's current lease to `until` (earlier or later), as `renewed`, and counts
+ * the lease's version up: a force that read the lease before this renew no longer matches. `keptUntil`
+ * is set by gc's keep only: any other renew makes the lease its holder's own again.
  */
 function extendLease(
   store: PoolStore,
   slot: SlotState,
   lease: CurrentLease,
-  leaseMs: number,
+  until: number,
   now: number,
   detail: Record<string, unknown>,
-  until: number = now + leaseMs,
   keptUntil: number | null = null,
 ): { slot: SlotState; lease: CurrentLease } {
   const extendedLease: CurrentLease = {
@@ -553,7 +553,7 @@ function reuseHeldLease(
 ): Lease | undefined {
   const held = store.heldBy(request.holder, tenant, now);
   if (held === undefined || held.lease === null) return undefined;
-  const extended = extendLease(store, held, held.lease, request.leaseMs, now, { reused: true });
+  const extended = extendLease(store, held, held.lease, now + request.leaseMs, now, { reused: true });
   const flags: AcquireFlags = { reused: true, tookExpired: false };
   if (request.requestId !== undefined)
     store.rememberRequest(scope, request.requestId, held.slug, held.lease.leaseId, flags);
@@ -607,7 +607,7 @@ function renew(
   if (slot.lease === null || slot.lease.leaseId !== request.leaseId) return answer(null);
   if (owner !== undefined && !isOwnLease(slot.lease, owner))
     return notOwnLease(owner, slot.slug, 'renew the lease on');
-  const renewed = extendLease(store, slot, slot.lease, request.leaseMs, now, {});
+  const renewed = extendLease(store, slot, slot.lease, now + request.leaseMs, now, {});
   return answer(toLease(request.type, renewed.slot, renewed.lease, FRESH));
 }
 
@@ -637,7 +637,7 @@ function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutc
     } satisfies ExtendAnswer);
   }
   const detail = withNote({ extended: true }, request.note);
-  const kept = extendLease(store, slot, lease, request.leaseMs, now, detail, until, cap);
+  const kept = extendLease(store, slot, lease, until, now, detail, cap);
   return answer({
     extended: true,
     holder: kept.lease.holder,
