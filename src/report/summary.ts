@@ -4,18 +4,11 @@ import { pastable } from '../text/shell.ts';
 import { formatCount, plural } from '../text/words.ts';
 import { DOCTOR_COLUMNS, doctorResources, doctorState, doctorVerdict } from './doctor-view.ts';
 import { escapeMarkdown as esc, escapeCodeBlock, escapeLines, escapeTitle, inlineCode } from './escape.ts';
-import {
-  formatDuration,
-  leftByLastTenant,
-  pullRequestOf,
-  readableUtc,
-  resourceList,
-  waitingText,
-} from './format.ts';
+import { formatDuration, leftByLastTenant, pullRequestOf, resourceList, waitingText } from './format.ts';
 import { leaseCostText } from './lease-cost-text.ts';
+import { leaseEndSection } from './lease-ends-section.ts';
 import {
   type ApiUsageReport,
-  type LeaseEndReport,
   leftLine,
   needsRepair,
   type PoolRow,
@@ -370,54 +363,6 @@ function parkSection(report: RunReport): string[] {
   return lines;
 }
 
-/** What keeping a lease costs: who waits for a slot of the pool meanwhile, and how long the first has. */
-function waitingBehind(end: LeaseEndReport): string {
-  const queue = end.queue;
-  if (queue === undefined || queue.length === 0) return '';
-  return `; ${plural(queue.length, 'pull request')} ${queue.length === 1 ? 'waits' : 'wait'} for a slot of the pool, the first for ${formatDuration(queue.oldestWaitMs)}`;
-}
-
-/** What gc did about one lease near its end, in words. */
-function leaseEndCell(end: LeaseEndReport): string {
-  const keptUntil = end.keptUntil === undefined ? '' : `, at most until ${readableUtc(end.keptUntil)}`;
-  const problem = end.problem === undefined ? '' : `: ${esc(end.problem)}`;
-  switch (end.action) {
-    case 'kept':
-      return `🔒 kept for its label: extended${esc(keptUntil)}${esc(waitingBehind(end))}`;
-    case 'would-keep':
-      return `🔍 would be kept for its label${esc(keptUntil)}`;
-    case 'keep-failed':
-      return `⚠️ not kept${problem}`;
-    case 'warned':
-      return "💬 warned: the pull request's comment says when the slot is taken back and how to keep it";
-    case 'warned-before':
-      return '💬 warned by an earlier run (once per lease end)';
-    case 'would-warn':
-      return '🔍 would be warned';
-    case 'warn-failed':
-      return `⚠️ not warned${problem}`;
-    case 'unchecked':
-      return `⚠️ neither kept nor warned${problem}`;
-  }
-}
-
-/** The pull requests' leases near their end: kept for the keep label, warned, or why neither. */
-function leaseEndSection(report: RunReport): string[] {
-  const ends = report.leaseEnds ?? [];
-  if (ends.length === 0) return [];
-  return [
-    '### Leases near their end',
-    '',
-    '| Slot | Holder | Lease ends | What gc did |',
-    '| --- | --- | --- | --- |',
-    ...ends.map(
-      (end) =>
-        `| ${inlineCode(end.slug)} | ${holderCell(end.holder, report)} | ${readableUtc(end.endsAt)} | ${leaseEndCell(end)} |`,
-    ),
-    '',
-  ];
-}
-
 function usage(report: RunReport): string[] {
   const api: ApiUsageReport | null = report.cloudflare;
   const lines = ['### API usage', ''];
@@ -453,7 +398,7 @@ export function renderSummary(report: RunReport): string {
     failures(report),
     alertSection(report),
     parkSection(report),
-    leaseEndSection(report),
+    leaseEndSection(report, (holder) => holderCell(holder, report)),
     endedLeaseSection(report),
     repairSection(report),
     poolTable(report),
