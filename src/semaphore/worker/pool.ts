@@ -33,9 +33,9 @@ export type PoolCommand =
   | { op: 'mark-dirty'; request: MarkDirtyRequest; owner?: LeaseOwner | undefined }
   | ({ op: 'acquire-specific'; request: AcquireSpecificRequest } & TenantLimits)
   | ({ op: 'acquire'; request: AcquireRequest } & TenantLimits)
+  | { op: 'extend'; request: ExtendRequest }
   | { op: 'renew'; request: RenewRequest; owner?: LeaseOwner | undefined }
   | { op: 'release'; request: ReleaseRequest; owner?: LeaseOwner | undefined }
-  | { op: 'extend'; request: ExtendRequest }
   | { op: 'record-activity'; request: RecordActivityRequest }
   | { op: 'events'; type: string; slug: string; limit: number };
 // `owner`: the caller is a pull request's deploy job, and may touch only a lease of this holder and
@@ -140,12 +140,12 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
       return acquireSpecific(store, command.request, command, now);
     case 'acquire':
       return acquire(store, command.request, command, now);
+    case 'extend':
+      return extend(store, command.request, now);
     case 'renew':
       return renew(store, command.request, command.owner, now);
     case 'release':
       return release(store, command.request, command.owner, now);
-    case 'extend':
-      return extend(store, command.request, now);
     case 'record-activity':
       return recordActivity(store, command.request, now);
     case 'events':

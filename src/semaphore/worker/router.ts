@@ -226,6 +226,14 @@ const BODY_ROUTES: Record<
         tenancy: true,
       }),
   },
+  '/api/resources/extend': {
+    kind: 'extend',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: extendRequestSchema,
+        command: (body) => ({ op: 'extend', request: body }),
+      }),
+  },
   '/api/resources/renew': {
     kind: 'lease',
     run: (request, env, caller) =>
@@ -242,14 +250,6 @@ const BODY_ROUTES: Record<
         schema: releaseRequestSchema,
         command: (body) => ({ op: 'release', request: body, owner: leaseOwner(caller) }),
         refusal: releaseRefusal,
-      }),
-  },
-  '/api/resources/extend': {
-    kind: 'extend',
-    run: (request, env, caller) =>
-      bodyRoute(request, env, caller, {
-        schema: extendRequestSchema,
-        command: (body) => ({ op: 'extend', request: body }),
       }),
   },
   '/api/resources/mark-dirty': {
