@@ -219,40 +219,6 @@ describe('the pool table', () => {
   );
 });
 
-describe('a lease gc keeps', () => {
-  it(
-    'says so beside its end, and at most until when',
-    async () => {
-      const pool = 'kept-pool';
-      await client.add({ type: pool, slug: 'slot-1' });
-      const lease = await client.acquireSpecific({
-        type: pool,
-        slug: 'slot-1',
-        holder: 'pr-7',
-        leaseMs: 3_600_000,
-      });
-      await client.extend({
-        type: pool,
-        slug: 'slot-1',
-        ifHolder: 'pr-7',
-        ifGeneration: lease?.generation ?? 0,
-        ifLeaseVersion: 1,
-        leaseMs: 2 * 3_600_000,
-        maxHeldMs: 72 * 3_600_000,
-      });
-      const opened = await signedIn();
-      await goTo(opened.page, `#/pools/${pool}`);
-      const kept = rowOf(opened, 'slot-1').locator('.badge.kept');
-      await kept.waitFor();
-      expect(await kept.textContent()).toBe('kept');
-      expect(await kept.getAttribute('title')).toMatch(
-        /^kept by gc for the pull request's keep label, at most until /,
-      );
-    },
-    BROWSER_TEST_MS,
-  );
-});
-
 /** A holder as the page shows one outside the rule: every other character spelt out, then the flag. */
 function flagged(holder: string): string {
   const spelt = holder.replace(
@@ -735,6 +701,40 @@ describe('operator actions', () => {
       await addDialog.getByRole('button', { name: 'Cancel' }).click();
       await addDialog.waitFor({ state: 'detached' });
       expect(await client.list(DEMO_POOL)).toEqual({ ...before, now: expect.any(Number) });
+    },
+    BROWSER_TEST_MS,
+  );
+});
+
+describe('a lease gc keeps', () => {
+  it(
+    'says so beside its end, and at most until when',
+    async () => {
+      const pool = 'kept-pool';
+      await client.add({ type: pool, slug: 'slot-1' });
+      const lease = await client.acquireSpecific({
+        type: pool,
+        slug: 'slot-1',
+        holder: 'pr-7',
+        leaseMs: 3_600_000,
+      });
+      await client.extend({
+        type: pool,
+        slug: 'slot-1',
+        ifHolder: 'pr-7',
+        ifGeneration: lease?.generation ?? 0,
+        ifLeaseVersion: 1,
+        leaseMs: 2 * 3_600_000,
+        maxHeldMs: 72 * 3_600_000,
+      });
+      const opened = await signedIn();
+      await goTo(opened.page, `#/pools/${pool}`);
+      const kept = rowOf(opened, 'slot-1').locator('.badge.kept');
+      await kept.waitFor();
+      expect(await kept.textContent()).toBe('kept');
+      expect(await kept.getAttribute('title')).toMatch(
+        /^kept by gc for the pull request's keep label, at most until /,
+      );
     },
     BROWSER_TEST_MS,
   );
