@@ -11,7 +11,7 @@ import { SemaphoreError } from '../semaphore/client.ts';
 import type { ListAnswer, Slot } from '../semaphore/protocol.ts';
 import type { CommandContext } from './context.ts';
 import { oneLineError } from './error-line.ts';
-import { lookUpPullRequests, MAX_PULL_REQUEST_LOOKUPS } from './pull-request-holders.ts';
+import { lookUpPullRequests, MAX_PULL_REQUEST_LOOKUPS, saidUnreadable } from './pull-request-holders.ts';
 import { warningComment, warningMarker } from './reclaim-warning.ts';
 
 export interface LeaseEndOptions {
@@ -75,20 +75,23 @@ export async function handleLeaseEnds(
   const asked = new Set(github.asked());
   const numbers = [...new Set(ending.map((lease) => lease.pullRequest))];
   const fresh = numbers.filter((number) => !asked.has(number));
-  // The run's bound on lookups counts reconcile's too.
-  const room = Math.max(0, MAX_PULL_REQUEST_LOOKUPS - asked.size);
-  if (fresh.length > room)
+  // A token reconcile found unable to read pull requests reads none of these either: its one warning
+  // says so, and nothing more is asked. Otherwise the run's bound on lookups counts reconcile's too.
+  const unreadable = saidUnreadable(warnings);
+  const room = unreadable ? 0 : Math.max(0, MAX_PULL_REQUEST_LOOKUPS - asked.size);
+  if (!unreadable && fresh.length > room)
     warnings.push(
       `${fresh.length - room} more pull requests near their lease end were not looked up (at most ${MAX_PULL_REQUEST_LOOKUPS} a run), so they were neither kept nor warned; the next run goes on.`,
     );
   const looked = new Set([...asked, ...fresh.slice(0, room)]);
-  await lookUpPullRequests(
-    ctx,
-    fresh.slice(0, room),
-    warnings,
-    'no pull request near its lease end was kept or warned, and expired leases were reclaimed',
-    'so their slots were neither kept nor warned about (expired ones were reclaimed)',
-  );
+  if (room > 0)
+    await lookUpPullRequests(
+      ctx,
+      fresh.slice(0, room),
+      warnings,
+      'no pull request near its lease end was kept or warned, and expired leases were reclaimed',
+      'so their slots were neither kept nor warned about (expired ones were reclaimed)',
+    );
   // The reader's answers, labels included (each asked once: no request goes out again).
   const answers = await answersOf(
     github,
@@ -97,7 +100,9 @@ export async function handleLeaseEnds(
   const reports: LeaseEndReport[] = [];
   const kept = new Set<string>();
   for (const lease of ending) {
-    const answer = answers.get(lease.pullRequest) ?? (looked.has(lease.pullRequest) ? 'failed' : 'not-asked');
+    const answer =
+      answers.get(lease.pullRequest) ??
+      (looked.has(lease.pullRequest) || unreadable ? 'failed' : 'not-asked');
     const report = await handleLease(ctx, github, listing.now, lease, answer, options);
     if (report === null) continue;
     reports.push(report);

@@ -32,7 +32,16 @@ export function pullRequestsUnreadableWarning(status: number | undefined, effect
     status === 404
       ? 'GitHub answered HTTP 404 for every pull request looked up: the github-token cannot see them (or none of them exists)'
       : `GitHub refused to show pull requests to the github-token (HTTP ${status ?? 'error'})`;
-  return `${answer}, so ${effect}. Fix: give the workflow's job \`permissions: pull-requests: read\` (or set the github-token input to a token that can read this repository's pull requests).`;
+  return `${answer}, so ${effect}. ${UNREADABLE_FIX}`;
+}
+
+/** The fix every unreadable-pull-requests warning ends with: a run that has one needs no second. */
+const UNREADABLE_FIX =
+  "Fix: give the workflow's job `permissions: pull-requests: read` (or set the github-token input to a token that can read this repository's pull requests).";
+
+/** Whether the run already said its github-token may not read pull requests. */
+export function saidUnreadable(warnings: readonly string[]): boolean {
+  return warnings.some((warning) => warning.endsWith(UNREADABLE_FIX));
 }
 
 /** Adds a warning unless the run already has it, word for word. */

@@ -4,6 +4,7 @@
 // lease reclaimed as always.
 import { describe, expect, it } from 'vitest';
 import { type GcOptions, runGc } from '../../src/commands/sweep.ts';
+import { GitHubError } from '../../src/github/github-error.ts';
 import type { GitHubPullRequests, PullRequestInfo } from '../../src/github/pull-requests.ts';
 import { SemaphoreError } from '../../src/semaphore/client.ts';
 import {
@@ -171,5 +172,46 @@ describe('the lookups of a run', () => {
     expect(report.warnings).toContain(
       '5 more pull requests near their lease end were not looked up (at most 20 a run), so they were neither kept nor warned; the next run goes on.',
     );
+  });
+});
+
+describe('a github-token that may not read pull requests', () => {
+  it('is said once: reconcile found it, so no pull request near its end is asked, none is kept or warned, and the expired lease is reclaimed', async () => {
+    const semaphore = new ScriptedSemaphore();
+    const ending = slotRecord('preview-2', {
+      leaseState: 'leased',
+      holder: 'pr-8',
+      leasedUntil: NOW + 30 * MINUTE,
+      dirty: true,
+      leaseVersion: 1,
+    });
+    semaphore.listing = { now: NOW, resources: [expiredOf('preview-1', 'pr-7'), ending] };
+    // Each pull request asked once, as the real reader remembers its answers.
+    const lookups = new Map<number, Promise<PullRequestInfo>>();
+    const refusing: GitHubPullRequests = {
+      get: (number) => {
+        const refused = Promise.reject(
+          new GitHubError('looking up pull request: GitHub answered HTTP 403', 403, 'refused'),
+        );
+        refused.catch(() => {});
+        if (!lookups.has(number)) lookups.set(number, refused);
+        return lookups.get(number) ?? refused;
+      },
+      list: async () => [],
+      known: () => new Map(),
+      asked: () => [...lookups.keys()],
+      upsertComment: async () => 'created',
+      commentOnce: async () => 'created',
+    };
+    const report = await runGc(commandContext(semaphore, scriptedEraser(), { github: refusing }), OPTIONS);
+
+    // Reconcile asked about the live lease's pull request; nothing else went to GitHub.
+    expect(refusing.asked()).toEqual([8]);
+    expect(report.warnings?.filter((warning) => warning.includes('Fix: give'))).toHaveLength(1);
+    expect(report.leaseEnds).toEqual([
+      expect.objectContaining({ slug: 'preview-1', action: 'unchecked' }),
+      expect.objectContaining({ slug: 'preview-2', action: 'unchecked' }),
+    ]);
+    expect(report.slots).toMatchObject([{ slug: 'preview-1', outcome: 'reclaimed' }]);
   });
 });
