@@ -3,7 +3,7 @@
 //
 // Where "warned" is recorded: in the comment itself. Its hidden marker names the lease end it warns
 // about (pool, slot, generation and lease version: every push, re-run or keep moves the version on,
-// so a new end is a new marker), and gc looks for the bot's comment with that marker before it posts.
+// so a new end is a new marker), and gc looks for a comment with that marker before it posts.
 // The record is where the warning is: no store to keep in step with GitHub, nothing lost when a
 // semaphore is replaced, and a warning whose comment failed is tried again by the next run, never
 // recorded as given. Each hourly run that sees the same lease end finds the marker and posts nothing.

@@ -123,6 +123,15 @@ function isStickyComment(comment: z.infer<typeof commentsSchema>[number], marker
   return comment.user?.type === 'Bot' && (comment.body ?? '').startsWith(marker);
 }
 
+/**
+ * A comment posted once is never edited, so whoever wrote the marker counts: a token that comments as
+ * a user (a personal token, not the workflow's bot) still finds its own warning and never repeats it.
+ * A person who quotes the marker only spares that pull request one warning.
+ */
+function startsWithMarker(comment: z.infer<typeof commentsSchema>[number], marker: string): boolean {
+  return (comment.body ?? '').startsWith(marker);
+}
+
 /** The number of the last page a `link` header names, if it names one (a sane one). */
 function lastPageOf(link: string | undefined): number | undefined {
   // Split, not one pattern over the whole header: an answer is data, and a backtracking pattern
@@ -229,12 +238,17 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
   }
 
   /**
-   * The bot's comment with `marker`, page by page: the first pages oldest first, then, in a longer
+   * The bot's comment with `marker` (or, with `isMarked`, any comment it accepts), page by page: the first pages oldest first, then, in a longer
    * thread, the last pages newest first. Pages are asked for by number: of the `link` header only the
    * last page's number is read, never its address (Octokit's paginate would send the token to
    * whatever URL an answer names, and drops each call's timeout).
    */
-  async function stickyComment(number: number, marker: string, what: string) {
+  async function stickyComment(
+    number: number,
+    marker: string,
+    what: string,
+    isMarked: typeof isStickyComment = isStickyComment,
+  ) {
     const page = async (index: number) => {
       const listed = await octokit.rest.issues.listComments({
         owner,
@@ -245,7 +259,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         request: request(),
       });
       const comments = parsed(commentsSchema, listed.data, what);
-      return { found: comments.find((comment) => isStickyComment(comment, marker)), listed, comments };
+      return { found: comments.find((comment) => isMarked(comment, marker)), listed, comments };
     };
     const first = await page(1);
     if (first.found !== undefined || first.comments.length < COMMENTS_PER_PAGE) return first.found;
@@ -340,7 +354,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
     async commentOnce(number, marker, body, options) {
       const what = `the comment on pull request #${number}`;
       try {
-        if ((await stickyComment(number, marker, what)) !== undefined) return 'exists';
+        if ((await stickyComment(number, marker, what, startsWithMarker)) !== undefined) return 'exists';
         if (options?.dryRun === true) return 'would-create';
         await octokit.rest.issues.createComment({
           owner,
