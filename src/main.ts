@@ -147,6 +147,7 @@ function redactedComments(
   return {
     ...github,
     upsertComment: (number, marker, body) => github.upsertComment(number, marker, redact(body)),
+    commentOnce: (number, marker, body, options) => github.commentOnce(number, marker, redact(body), options),
   };
 }
 

@@ -82,6 +82,11 @@ function commandOptions(
     comment: settings.comment,
     wranglerConfig,
     oidc: settings.semaphoreAuth === 'oidc',
+    leaseEnds: {
+      warnMs: settings.warnMinutes * 60_000,
+      keepLabel: settings.keepLabel,
+      keepMaxMs: settings.keepMaxHours * 3_600_000,
+    },
   };
 }
 

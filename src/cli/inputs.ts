@@ -19,8 +19,8 @@ const ENV_OF_INPUT = SECRET_OF_INPUT;
 /**
  * Inputs the CLI has no flag for: `command` is the subcommand, the tokens come only from the
  * environment (a flag would land in shell history and process lists), and `github-token` (and the
- * pull request `comment` that needs it) and the job's OIDC sign-in belong to a workflow run, not a
- * terminal.
+ * pull request `comment` that needs it, gc's warning before reclaim and its keep label) and the job's
+ * OIDC sign-in belong to a workflow run, not a terminal.
  */
 export const INPUTS_WITHOUT_FLAG = [
   'command',
@@ -30,6 +30,10 @@ export const INPUTS_WITHOUT_FLAG = [
   'cloudflare-api-token',
   'github-token',
   'comment',
+  // The warning before reclaim and the keep label act on pull requests, through the github-token.
+  'keep-label',
+  'keep-max-hours',
+  'warn-minutes',
 ];
 
 export const SEMAPHORE_ENV = ['SEMAPHORE_URL', 'SEMAPHORE_TOKEN'] as const;

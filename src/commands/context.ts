@@ -202,6 +202,9 @@ export function poolRowsOf(listing: { now: number; resources: Slot[] }): PoolRow
     holder: slot.holder,
     expired: slot.expired,
     leaseEndsInMs: slot.leasedUntil === null ? null : slot.leasedUntil - listing.now,
+    ...(slot.keptUntil === null || slot.keptUntil === undefined
+      ? {}
+      : { keptForMs: slot.keptUntil - listing.now }),
     dirty: slot.dirty,
     generation: slot.generation,
     lastHolder: slot.lastHolder,

@@ -8,6 +8,7 @@ import { runCleanup } from './cleanup.ts';
 import type { CommandContext } from './context.ts';
 import { runDoctor } from './doctor.ts';
 import { oneLineError } from './lease.ts';
+import type { LeaseEndOptions } from './lease-ends.ts';
 import { runStatus } from './status.ts';
 import { runGc } from './sweep.ts';
 
@@ -27,6 +28,8 @@ export interface CommandOptions {
   comment: boolean;
   /** acquire: the app's wrangler config, read and placed, to write for the slot. */
   wranglerConfig?: SlotWranglerConfig | undefined;
+  /** gc: the warning before reclaim and the keep label. */
+  leaseEnds: Omit<LeaseEndOptions, 'dryRun'>;
 }
 
 type ReportBody = Omit<RunReport, 'startedAt' | 'durationMs'>;

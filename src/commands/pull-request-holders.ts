@@ -32,7 +32,16 @@ export function pullRequestsUnreadableWarning(status: number | undefined, effect
     status === 404
       ? 'GitHub answered HTTP 404 for every pull request looked up: the github-token cannot see them (or none of them exists)'
       : `GitHub refused to show pull requests to the github-token (HTTP ${status ?? 'error'})`;
-  return `${answer}, so ${effect}. Fix: give the workflow's job \`permissions: pull-requests: read\` (or set the github-token input to a token that can read this repository's pull requests).`;
+  return `${answer}, so ${effect}. ${UNREADABLE_FIX}`;
+}
+
+/** The fix every unreadable-pull-requests warning ends with: a run that has one needs no second. */
+const UNREADABLE_FIX =
+  "Fix: give the workflow's job `permissions: pull-requests: read` (or set the github-token input to a token that can read this repository's pull requests).";
+
+/** Whether the run already said its github-token may not read pull requests. */
+export function saidUnreadable(warnings: readonly string[]): boolean {
+  return warnings.some((warning) => warning.endsWith(UNREADABLE_FIX));
 }
 
 /** Adds a warning unless the run already has it, word for word. */
@@ -50,12 +59,14 @@ function refusal(error: unknown): GitHubError | undefined {
  * ones left out are summed up in one warning each. The first is asked alone: a token that may not
  * read pull requests is refused for every one alike, so the others are not sent to GitHub, and the
  * one warning names the permission and says `effect` (what the run did without the answers).
+ * `unanswered` says what became of the slots of the pull requests GitHub could not tell about.
  */
 export async function lookUpPullRequests(
   ctx: Pick<CommandContext, 'github'>,
   numbers: readonly number[],
   warnings: string[],
   effect: string,
+  unanswered = 'so their slots were left as they are',
 ): Promise<Map<number, PullRequestInfo>> {
   const answers = new Map<number, PullRequestInfo>();
   const github = ctx.github;
@@ -84,7 +95,7 @@ export async function lookUpPullRequests(
   }
   if (failures.length > 0) {
     warnings.push(
-      `GitHub could not tell the state of ${failures.length} pull request${failures.length === 1 ? '' : 's'}, so their slots were left as they are: ${failures.map(oneLineError).sort().join('; ')}.`,
+      `GitHub could not tell the state of ${failures.length} pull request${failures.length === 1 ? '' : 's'}, ${unanswered}: ${failures.map(oneLineError).sort().join('; ')}.`,
     );
   }
   if (numbers.length > asked.length) {

@@ -2,7 +2,7 @@
 // lease taken here is released in a `finally`, whatever the erase did.
 import { randomUUID } from 'node:crypto';
 import type { PoolRow, RunReport, SlotReport } from '../report/model.ts';
-import type { Lease, Slot } from '../semaphore/protocol.ts';
+import type { Lease, ListAnswer, Slot } from '../semaphore/protocol.ts';
 import type { EraseOutcome } from './context.ts';
 import {
   type CommandContext,
@@ -21,6 +21,7 @@ import {
   type UntimedSlotReport,
   workThroughSlots,
 } from './lease.ts';
+import { handleLeaseEnds, type LeaseEndOptions, type LeaseEnds } from './lease-ends.ts';
 import { sendNotices } from './notices.ts';
 import { pullRequestLabels } from './pull-request-holders.ts';
 import {
@@ -41,6 +42,20 @@ export interface GcOptions {
   leaseMs: number;
   /** Server-independent wall clock (ms) after which no new slot is started. */
   deadlineAt: number;
+  /** The warning before reclaim and the keep label; absent: neither (tests of other things). */
+  leaseEnds?: Omit<LeaseEndOptions, 'dryRun'>;
+}
+
+/** Keeps or warns the pull requests' leases near their end, before anything is reclaimed. */
+async function leaseEndsOf(
+  ctx: CommandContext,
+  listing: ListAnswer,
+  options: GcOptions,
+  warnings: string[],
+): Promise<LeaseEnds> {
+  if (options.leaseEnds === undefined || listing.resources.length === 0)
+    return { reports: [], kept: new Set() };
+  return handleLeaseEnds(ctx, listing, { ...options.leaseEnds, dryRun: options.dryRun }, warnings);
 }
 
 const gcOutcomeOf: OutcomeOfErase = (erase) => {
@@ -273,13 +288,20 @@ async function gcSlots(
   const warnings: string[] = [];
   const closed =
     listing.resources.length === 0 ? [] : await findClosedPullRequestSlots(ctx, listing, warnings);
+  // Kept leases are not reclaimed this run, expired or not.
+  const ends = await leaseEndsOf(ctx, listing, options, warnings);
   // The last hour of every slot, before any slot is touched: one analytics read for the pool.
   const spend = listing.resources.length === 0 ? null : await poolSpend(ctx, listing, warnings);
   // Parked slots still running go first: they are the ones spending now.
   const running = (spend?.stillRunning ?? []).slice(0, Math.max(0, options.maxSlots - closed.length));
   const runningSlugs = new Set(running.map((found) => found.slot.slug));
   const selection = selectSlots(
-    { ...listing, resources: listing.resources.filter((slot) => !runningSlugs.has(slot.slug)) },
+    {
+      ...listing,
+      resources: listing.resources.filter(
+        (slot) => !runningSlugs.has(slot.slug) && !ends.kept.has(slot.slug),
+      ),
+    },
     {
       reclaimDirty: options.reclaimDirty,
       maxSlots: Math.max(0, options.maxSlots - closed.length - running.length),
@@ -318,6 +340,7 @@ async function gcSlots(
     slots,
     poolAfter: withSpend(poolAfter, spend),
     ...(spend === null ? {} : { spend: spend.summary }),
+    ...(ends.reports.length === 0 ? {} : { leaseEnds: ends.reports }),
     semaphoreRequests: ctx.semaphore.requestCount,
     cloudflare: ctx.cloudflareUsage(),
     ...pullRequestLabels(ctx),

@@ -65,6 +65,12 @@ export interface Settings {
   spendAlertUsdPerHour: number;
   /** `spend-park-usd-per-hour`: park a live lease above it in two reads in a row; null when unset (off). */
   spendParkUsdPerHour: number | null;
+  /** gc: the label by which an open pull request asks to keep its slot past its lease's end. */
+  keepLabel: string;
+  /** gc: a kept lease is extended at most this many hours after it began. */
+  keepMaxHours: number;
+  /** gc: a pull request whose lease ends within this many minutes is warned (once per lease end), or kept. */
+  warnMinutes: number;
 }
 
 export class SettingsError extends Error {
@@ -258,6 +264,15 @@ const inputSchema = z.object({
   'spend-alert-usd-per-hour': optionalWithDefault('1', dollarsIn(0.01, 100_000)),
   // Off unless set: stopping a pull request's preview is a decision the team makes, with its own figure.
   'spend-park-usd-per-hour': trimmed.pipe(dollarsIn(0.01, 100_000).optional()),
+  // GitHub's own limit on a label's name is 50 characters; no control characters, no surrounding space.
+  'keep-label': optionalWithDefault(
+    'preview-keep',
+    z.string().regex(/^[^\p{Cc}]{1,50}$/u, 'must be a label name: 1-50 characters, no control characters'),
+  ),
+  // Three days: a review over a weekend, no longer; past it the slot goes back to the pool.
+  'keep-max-hours': optionalWithDefault('72', integerIn(1, 720)),
+  // An hour, as long as the hourly sweep's schedule: every lease's end is seen by one sweep before it.
+  'warn-minutes': optionalWithDefault('60', integerIn(1, 1440)),
   // A secret: a Slack or chat webhook's URL is its own credential.
   'webhook-url': trimmed.pipe(httpUrl.optional()),
 });
@@ -383,6 +398,9 @@ export function parseSettings(raw: RawInputs, describe: DescribeInput = describe
     wranglerConfig: inputs['wrangler-config'],
     spendAlertUsdPerHour: inputs['spend-alert-usd-per-hour'],
     spendParkUsdPerHour: inputs['spend-park-usd-per-hour'] ?? null,
+    keepLabel: inputs['keep-label'],
+    keepMaxHours: inputs['keep-max-hours'],
+    warnMinutes: inputs['warn-minutes'],
   };
 }
 

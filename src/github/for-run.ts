@@ -25,6 +25,8 @@ export function gitHubForRun(
     known: () => client?.known() ?? new Map<number, PullRequestInfo>(),
     asked: () => client?.asked() ?? [],
     upsertComment: async (number, marker, body) => (await load()).upsertComment(number, marker, body),
+    commentOnce: async (number, marker, body, options) =>
+      (await load()).commentOnce(number, marker, body, options),
   };
 }
 

@@ -35,6 +35,8 @@ export interface PullRequestInfo {
    * `staging`): it ties nothing here, or a stranger's closed pull request would delete our preview.
    */
   headRef?: string;
+  /** Its labels' names (`get` only): gc keeps the lease of an open pull request with the keep label. */
+  labels?: string[];
 }
 
 /** A pull request as the repository's listing shows it: its state and the branch it comes from. */
@@ -58,6 +60,16 @@ export interface GitHubPullRequests {
   asked(): number[];
   /** Creates the comment that carries `marker`, or updates it in place; throws GitHubError. */
   upsertComment(number: number, marker: string, body: string): Promise<'created' | 'updated'>;
+  /**
+   * Creates the comment that carries `marker` unless the bot wrote one already (a new comment, so
+   * people are notified; never edited); throws GitHubError. A dry run only looks (`would-create`).
+   */
+  commentOnce(
+    number: number,
+    marker: string,
+    body: string,
+    options?: { dryRun?: boolean },
+  ): Promise<'created' | 'exists' | 'would-create'>;
 }
 
 export interface GitHubOptions {
@@ -77,7 +89,10 @@ const pullRequestSchema = z.object({
   state: z.enum(['open', 'closed']),
   merged_at: z.string().nullable().optional(),
   head: z.object({ ref: z.string(), repo: headRepoSchema }).optional(),
+  labels: z.array(z.object({ name: z.string() })).optional(),
 });
+/** Labels kept of a pull request: GitHub allows 100 a pull request, each name at most 50 characters. */
+const MAX_LABELS = 100;
 
 const listedSchema = z.array(
   z.object({
@@ -106,6 +121,15 @@ const commentsSchema = z.array(
  */
 function isStickyComment(comment: z.infer<typeof commentsSchema>[number], marker: string): boolean {
   return comment.user?.type === 'Bot' && (comment.body ?? '').startsWith(marker);
+}
+
+/**
+ * A comment posted once is never edited, so whoever wrote the marker counts: a token that comments as
+ * a user (a personal token, not the workflow's bot) still finds its own warning and never repeats it.
+ * A person who quotes the marker only spares that pull request one warning.
+ */
+function startsWithMarker(comment: z.infer<typeof commentsSchema>[number], marker: string): boolean {
+  return (comment.body ?? '').startsWith(marker);
 }
 
 /** The number of the last page a `link` header names, if it names one (a sane one). */
@@ -202,6 +226,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         title: pull.title.slice(0, MAX_TITLE_LENGTH),
         state: pull.merged_at ? 'merged' : pull.state,
         ...ownBranch(pull.head),
+        labels: (pull.labels ?? []).slice(0, MAX_LABELS).map((label) => label.name.slice(0, 50)),
       };
       known.set(number, info);
       return info;
@@ -213,12 +238,17 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
   }
 
   /**
-   * The bot's comment with `marker`, page by page: the first pages oldest first, then, in a longer
+   * The bot's comment with `marker` (or, with `isMarked`, any comment it accepts), page by page: the first pages oldest first, then, in a longer
    * thread, the last pages newest first. Pages are asked for by number: of the `link` header only the
    * last page's number is read, never its address (Octokit's paginate would send the token to
    * whatever URL an answer names, and drops each call's timeout).
    */
-  async function stickyComment(number: number, marker: string, what: string) {
+  async function stickyComment(
+    number: number,
+    marker: string,
+    what: string,
+    isMarked: typeof isStickyComment = isStickyComment,
+  ) {
     const page = async (index: number) => {
       const listed = await octokit.rest.issues.listComments({
         owner,
@@ -229,7 +259,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
         request: request(),
       });
       const comments = parsed(commentsSchema, listed.data, what);
-      return { found: comments.find((comment) => isStickyComment(comment, marker)), listed, comments };
+      return { found: comments.find((comment) => isMarked(comment, marker)), listed, comments };
     };
     const first = await page(1);
     if (first.found !== undefined || first.comments.length < COMMENTS_PER_PAGE) return first.found;
@@ -317,6 +347,23 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
           request: request(),
         });
         return 'updated';
+      } catch (error) {
+        throw gitHubErrorOf(error, what);
+      }
+    },
+    async commentOnce(number, marker, body, options) {
+      const what = `the comment on pull request #${number}`;
+      try {
+        if ((await stickyComment(number, marker, what, startsWithMarker)) !== undefined) return 'exists';
+        if (options?.dryRun === true) return 'would-create';
+        await octokit.rest.issues.createComment({
+          owner,
+          repo,
+          issue_number: number,
+          body,
+          request: request(),
+        });
+        return 'created';
       } catch (error) {
         throw gitHubErrorOf(error, what);
       }

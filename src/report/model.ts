@@ -100,6 +100,8 @@ export interface PoolRow {
   expired: boolean;
   /** Milliseconds until the lease ends (negative: ended that long ago), by the server's clock. */
   leaseEndsInMs: number | null;
+  /** While gc keeps the lease (the keep label): milliseconds until the most the keep may last. */
+  keptForMs?: number;
   dirty: boolean;
   generation: number;
   lastHolder: string | null;
@@ -182,6 +184,39 @@ export interface SpendPark {
   stopped: boolean;
   /** The pull request's comment: written, not written (why), or no pull request behind the holder. */
   comment: 'written' | 'no-pull-request' | { problem: string };
+}
+
+/**
+ * What gc did about a pull request's lease near its end: `kept` (the keep label; extended), `warned`
+ * (one comment per lease end), `warned-before` (that comment is there already), the dry run's
+ * `would-keep` and `would-warn`; `keep-failed` and `warn-failed` (the semaphore or GitHub failed; see
+ * `problem`), `unchecked` (GitHub did not answer about the pull request, or it was not looked up:
+ * neither kept nor warned).
+ */
+export type LeaseEndAction =
+  | 'kept'
+  | 'would-keep'
+  | 'keep-failed'
+  | 'warned'
+  | 'would-warn'
+  | 'warned-before'
+  | 'warn-failed'
+  | 'unchecked';
+
+/** gc: a pull request's lease that ends within `warn-minutes`, or ended, and what gc did about it. */
+export interface LeaseEndReport {
+  slug: string;
+  holder: string;
+  pullRequest: number;
+  /** When the lease ends (ISO, the semaphore's clock); after a keep, its new end. */
+  endsAt: string;
+  action: LeaseEndAction;
+  /** Kept (or would be): the most the keep lasts, the lease's start plus `keep-max-hours` (ISO). */
+  keptUntil?: string;
+  /** Why it was not kept or warned, or what the warning's failure was, for a person. */
+  problem?: string;
+  /** Kept: how many waited for a slot of the pool when it was, and how long the first had waited (ms). */
+  queue?: { length: number; oldestWaitMs: number };
 }
 
 /**
@@ -306,6 +341,8 @@ export interface RunReport {
   spendAlerts?: SpendAlert[];
   /** gc: the live leases this run parked for spend (the semaphore decides, per lease and read). */
   spendParks?: SpendPark[];
+  /** gc: the pull requests' leases that end within `warn-minutes` (or ended): kept, warned, or why neither. */
+  leaseEnds?: LeaseEndReport[];
   /** gc and cleanup: the Worker Previews of the Workers in `worker-previews`, Worker by Worker. */
   workerPreviews?: WorkerPreviewsSweep[];
   /** status: how many Worker Previews each Worker in `worker-previews` has (null: not listed, see `problem`). */

@@ -20,6 +20,7 @@ import {
   waitingText,
 } from './format.ts';
 import { leaseCostText } from './lease-cost-text.ts';
+import { leaseEndSection } from './lease-ends-section.ts';
 import {
   type ApiUsageReport,
   leftLine,
@@ -444,6 +445,7 @@ export function renderSummary(report: RunReport): string {
     failures(report),
     alertSection(report),
     parkSection(report),
+    leaseEndSection(report, (holder) => holderCell(holder, report)),
     endedLeaseSection(report),
     repairSection(report),
     queueSection(report),

@@ -129,12 +129,19 @@ export function poolHeading(report: RunReport): string {
   return report.command === 'status' ? 'Pool' : 'Pool after the run';
 }
 
-/** A pool row's lease: `ends in 3 h`, `expired 5 min ago`, or `–` when nobody holds it. */
-export function leaseText(row: Pick<PoolRow, 'leaseEndsInMs'>): string {
+/**
+ * A pool row's lease: `ends in 3 h`, `expired 5 min ago`, or `–` when nobody holds it; a lease gc keeps
+ * (the keep label) says so and for how long at most: `ends in 2 h, kept (at most 2 d 1 h more)`.
+ */
+export function leaseText(row: Pick<PoolRow, 'leaseEndsInMs' | 'keptForMs'>): string {
   if (row.leaseEndsInMs === null) return '–';
-  return row.leaseEndsInMs > 0
-    ? `ends in ${formatDuration(row.leaseEndsInMs)}`
-    : `expired ${formatDuration(-row.leaseEndsInMs)} ago`;
+  const end =
+    row.leaseEndsInMs > 0
+      ? `ends in ${formatDuration(row.leaseEndsInMs)}`
+      : `expired ${formatDuration(-row.leaseEndsInMs)} ago`;
+  return row.keptForMs === undefined
+    ? end
+    : `${end}, kept (at most ${formatDuration(Math.max(0, row.keptForMs))} more)`;
 }
 
 /** API calls by kind, sorted, each name through the renderer's escaping: `d1.query 4, kv.delete 2`. */

@@ -13,8 +13,11 @@ import {
   BEARER_TOKEN,
   deleteAnswerSchema,
   describeIssues,
+  type ExtendAnswer,
+  type ExtendRequest,
   errorBodySchema,
   eventsAnswerSchema,
+  extendAnswerSchema,
   type HealthAnswer,
   healthAnswerSchema,
   type Issue,
@@ -345,6 +348,21 @@ export class SemaphoreClient {
       // Releasing by leaseId twice is harmless, and so is a force pinned to a generation (a newer lease
       // has a newer generation); an unpinned force repeated could release a newer lease.
       retryable: input.leaseId !== undefined || (input.force === true && input.ifGeneration !== undefined),
+    });
+  }
+
+  /**
+   * gc keeps a lease it does not hold (the keep label): the end moves later only while the slot still
+   * has the lease read (all three conditions), at most `maxHeldMs` after the lease began.
+   */
+  extend(input: ExtendRequest): Promise<ExtendAnswer> {
+    return this.#call({
+      method: 'POST',
+      path: '/api/resources/extend',
+      body: input,
+      schema: extendAnswerSchema,
+      // Pinned to a lease version: a retry after a lost answer finds the version moved on and changes nothing.
+      retryable: true,
     });
   }
 

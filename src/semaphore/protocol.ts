@@ -251,6 +251,26 @@ export const renewRequestSchema = lazySchema(() =>
   }),
 );
 
+/**
+ * `POST /api/resources/extend` (issue 31's keep label): gc moves the end of a lease it does not hold
+ * (a pull request's) later, only while the slot still has the lease gc read: the three conditions are
+ * required, so the check and the change are one transaction and never a check-then-act. `leaseMs`
+ * from the server's now, never later than `lastAcquiredAt + maxHeldMs` (the keep's cap, checked by the
+ * server against the lease's own start), and never earlier than the lease's end already is.
+ */
+export const extendRequestSchema = lazySchema(() =>
+  z.strictObject({
+    type: poolTypeSchema,
+    slug: slugSchema,
+    ifHolder: storedHolderSchema,
+    ifGeneration: generationSchema,
+    ifLeaseVersion: leaseVersionSchema,
+    leaseMs: leaseMsSchema,
+    maxHeldMs: leaseMsSchema,
+    note: noteSchema.optional(),
+  }),
+);
+
 export const releaseRequestSchema = lazySchema(() =>
   z
     .strictObject({
@@ -348,6 +368,7 @@ export type AcquireSpecificRequest = z.infer<typeof acquireSpecificRequestSchema
 export type AcquireRequest = z.infer<typeof acquireRequestSchema>;
 export type RenewRequest = z.infer<typeof renewRequestSchema>;
 export type ReleaseRequest = z.infer<typeof releaseRequestSchema>;
+export type ExtendRequest = z.infer<typeof extendRequestSchema>;
 
 // Answers are validated loosely (unknown fields are dropped) so a newer server may add fields, but
 // every name a caller prints or acts on (pool, slug, holder, lease id, erase failure) follows the same
@@ -369,6 +390,11 @@ export const slotSchema = lazySchema(() =>
     generation: generationSchema,
     /** The current lease's version (null when available): a force pins it with `ifLeaseVersion`. */
     leaseVersion: leaseVersionSchema.nullable(),
+    /**
+     * Set while gc keeps the current lease (its last change was an extend): the most it may be kept
+     * to. Null otherwise; absent from a Worker older than the keep.
+     */
+    keptUntil: epochMs.nullable().optional(),
     dirty: z.boolean(),
     lastHolder: storedHolderSchema.nullable(),
     lastAcquiredAt: epochMs.nullable(),
@@ -454,6 +480,24 @@ export const releaseAnswerSchema = lazySchema(() =>
     conditionFailed: z.boolean(),
   }),
 );
+/**
+ * `extended`: the lease's end moved later. Otherwise a failed condition (`conditionFailed`: renewed,
+ * taken or released since the read) or an end already at or past what the call allows (the cap).
+ * `holder`, `leaseVersion` and `leasedUntil` are of the slot's current lease (null: none). `queue`:
+ * how many wait for a slot of the pool and how long the first has waited (ms), what keeping costs.
+ */
+export const extendAnswerSchema = lazySchema(() =>
+  z.object({
+    extended: z.boolean(),
+    holder: storedHolderSchema.nullable(),
+    generation: generationSchema,
+    leaseVersion: leaseVersionSchema.nullable(),
+    leasedUntil: epochMs.nullable(),
+    conditionFailed: z.boolean(),
+    queue: z.object({ length: z.int().nonnegative(), oldestWaitMs: z.int().nonnegative() }),
+  }),
+);
+export type ExtendAnswer = z.infer<typeof extendAnswerSchema>;
 export const eventsAnswerSchema = lazySchema(() => z.object({ events: z.array(semaphoreEventSchema) }));
 /** One pool in `GET /api/pools`: `leased` counts expired leases too; `expired` is the part of them. */
 export const poolSummarySchema = lazySchema(() =>

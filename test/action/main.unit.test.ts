@@ -197,6 +197,10 @@ describe('run: every exit behind one net', () => {
         posted.push(body);
         return 'created';
       },
+      commentOnce: async (_number, _marker, body) => {
+        posted.push(body);
+        return 'created';
+      },
     };
     const { deps } = dependencies(
       INPUTS,

@@ -23,6 +23,7 @@ function closedPullRequests(...closed: number[]): GitHubPullRequests {
     known: () => new Map(),
     asked: () => [],
     upsertComment: async () => 'created',
+    commentOnce: async () => 'created',
   };
 }
 

@@ -9,6 +9,8 @@ import type { EraseStepReport } from '../../src/report/model.ts';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import type {
   AcquireSpecificRequest,
+  ExtendAnswer,
+  ExtendRequest,
   Lease,
   MarkDirtyRequest,
   RecordActivityAnswer,
@@ -53,6 +55,7 @@ export type SemaphoreCall =
   | { op: 'acquire-specific'; request: AcquireSpecificRequest }
   | { op: 'renew'; request: RenewRequest }
   | { op: 'release'; request: ReleaseRequest }
+  | { op: 'extend'; request: ExtendRequest }
   | { op: 'mark-dirty'; request: MarkDirtyRequest }
   | { op: 'record-activity'; request: RecordActivityRequest };
 
@@ -93,6 +96,16 @@ export class ScriptedSemaphore extends SemaphoreClient {
     leaseFor({ type: request.type, slug: request.slug, holder: 'gc', leaseMs: request.leaseMs });
   answerRelease: (request: ReleaseRequest) => Promise<ReleaseAnswer> = async (request) =>
     releaseAnswer(true, request.clean !== true);
+  /** A semaphore whose lease is still the one read: extended by leaseMs from the listing's now. */
+  answerExtend: (request: ExtendRequest) => Promise<ExtendAnswer> = async (request) => ({
+    extended: true,
+    holder: request.ifHolder,
+    generation: request.ifGeneration,
+    leaseVersion: request.ifLeaseVersion + 1,
+    leasedUntil: this.listing.now + request.leaseMs,
+    conditionFailed: false,
+    queue: { length: 0, oldestWaitMs: 0 },
+  });
   answerFind: (slug: string) => Promise<Slot> = async (slug) => {
     throw new Error(`the test did not script find(${slug})`);
   };
@@ -135,6 +148,11 @@ export class ScriptedSemaphore extends SemaphoreClient {
   override release(request: ReleaseRequest): Promise<ReleaseAnswer> {
     this.calls.push({ op: 'release', request });
     return this.answerRelease(request);
+  }
+
+  override extend(request: ExtendRequest): Promise<ExtendAnswer> {
+    this.calls.push({ op: 'extend', request });
+    return this.answerExtend(request);
   }
 
   override async markDirty(request: MarkDirtyRequest): Promise<Slot> {

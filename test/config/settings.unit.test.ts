@@ -158,6 +158,28 @@ describe('parseSettings', () => {
     }
   });
 
+  it("reads gc's warning and keep: an hour's warning, the label preview-keep, three days at most; refuses what GitHub would not take", () => {
+    expect(parseSettings(minimal)).toMatchObject({
+      warnMinutes: 60,
+      keepLabel: 'preview-keep',
+      keepMaxHours: 72,
+    });
+    expect(
+      parseSettings({
+        ...minimal,
+        'warn-minutes': '90',
+        'keep-label': 'keep preview 🔒',
+        'keep-max-hours': '24',
+      }),
+    ).toMatchObject({ warnMinutes: 90, keepLabel: 'keep preview 🔒', keepMaxHours: 24 });
+    expect(problemsOf({ ...minimal, 'keep-label': 'keep\npreview' })).toEqual([
+      "input 'keep-label' must be a label name: 1-50 characters, no control characters",
+    ]);
+    expect(problemsOf({ ...minimal, 'keep-label': 'x'.repeat(51) })).toHaveLength(1);
+    expect(problemsOf({ ...minimal, 'warn-minutes': '0' })[0]).toMatch(/^input 'warn-minutes' /);
+    expect(problemsOf({ ...minimal, 'keep-max-hours': '721' })[0]).toMatch(/^input 'keep-max-hours' /);
+  });
+
   it('accepts the YAML spellings of booleans that GitHub accepts', () => {
     expect(parseSettings({ ...minimal, 'dry-run': 'True' }).dryRun).toBe(true);
     expect(parseSettings({ ...minimal, 'reclaim-dirty': 'FALSE' }).reclaimDirty).toBe(false);

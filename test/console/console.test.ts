@@ -737,6 +737,40 @@ describe('operator actions', () => {
   );
 });
 
+describe('a lease gc keeps', () => {
+  it(
+    'says so beside its end, and at most until when',
+    async () => {
+      const pool = 'kept-pool';
+      await client.add({ type: pool, slug: 'slot-1' });
+      const lease = await client.acquireSpecific({
+        type: pool,
+        slug: 'slot-1',
+        holder: 'pr-7',
+        leaseMs: 3_600_000,
+      });
+      await client.extend({
+        type: pool,
+        slug: 'slot-1',
+        ifHolder: 'pr-7',
+        ifGeneration: lease?.generation ?? 0,
+        ifLeaseVersion: 1,
+        leaseMs: 2 * 3_600_000,
+        maxHeldMs: 72 * 3_600_000,
+      });
+      const opened = await signedIn();
+      await goTo(opened.page, `#/pools/${pool}`);
+      const kept = rowOf(opened, 'slot-1').locator('.badge.kept');
+      await kept.waitFor();
+      expect(await kept.textContent()).toBe('kept');
+      expect(await kept.getAttribute('title')).toMatch(
+        /^kept by gc for the pull request's keep label, at most until /,
+      );
+    },
+    BROWSER_TEST_MS,
+  );
+});
+
 describe('roles', () => {
   it(
     'says the role signed in with, and shows a viewer no operator action',

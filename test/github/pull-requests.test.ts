@@ -150,3 +150,31 @@ describe('createGitHubPullRequests', () => {
     expect(created).toEqual([`${MARKER}\nnew`]);
   });
 });
+
+describe('a comment posted once (the warning before reclaim)', () => {
+  const WARNING = '<!-- preview-gc:reclaim-warning:pool-a:preview-3:g7:v2 -->';
+
+  it('is written when no comment carries its marker, and never edited or written again once one does', async () => {
+    comments = [{ id: 12, body: `${MARKER}\nthe sticky one`, user: BOT }];
+    expect(await client().commentOnce(5, WARNING, `${WARNING}\nwarned`)).toBe('created');
+    expect(created).toEqual([`${WARNING}\nwarned`]);
+    comments.push({ id: 13, body: `${WARNING}\nwarned`, user: BOT });
+    expect(await client().commentOnce(5, WARNING, `${WARNING}\nwarned`)).toBe('exists');
+    expect(created).toHaveLength(1);
+    expect(patched).toEqual([]);
+  });
+
+  it('counts a marker whoever wrote it: a token that comments as a user never repeats its warning', async () => {
+    comments = [{ id: 14, body: `${WARNING}\nwarned`, user: { login: 'release-bot-pat', type: 'User' } }];
+    expect(await client().commentOnce(5, WARNING, `${WARNING}\nwarned`)).toBe('exists');
+    expect(created).toEqual([]);
+  });
+
+  it('only looks on a dry run', async () => {
+    expect(await client().commentOnce(5, WARNING, `${WARNING}\nwarned`, { dryRun: true })).toBe(
+      'would-create',
+    );
+    expect(pagesRead).toEqual([1]);
+    expect(created).toEqual([]);
+  });
+});

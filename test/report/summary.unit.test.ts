@@ -131,6 +131,47 @@ describe('renderSummary', () => {
   });
 });
 
+describe('leases near their end', () => {
+  it('names each kept lease until when, who waits for the pool meanwhile, the warnings and why a lease was neither', () => {
+    const markdown = renderSummary(
+      report({
+        leaseEnds: [
+          {
+            slug: 'preview-2',
+            holder: 'pr-1601',
+            pullRequest: 1601,
+            endsAt: '2026-12-05T16:00:00.000Z',
+            action: 'kept',
+            keptUntil: '2026-12-07T10:00:00.000Z',
+            queue: { length: 2, oldestWaitMs: 25 * 60_000 },
+          },
+          {
+            slug: 'preview-3',
+            holder: 'pr-1602',
+            pullRequest: 1602,
+            endsAt: '2026-12-05T14:30:00.000Z',
+            action: 'warned',
+          },
+          {
+            slug: 'preview-4',
+            holder: 'pr-1603',
+            pullRequest: 1603,
+            endsAt: '2026-12-05T13:30:00.000Z',
+            action: 'unchecked',
+            problem: 'GitHub did not answer about the pull request',
+          },
+        ],
+      }),
+    );
+    expect(markdown).toContain('### Leases near their end');
+    expect(markdown).toContain(
+      '| `preview-2` | [pr-1601](https://github.com/acme/shop/pull/1601) | 2026-12-05 16:00 UTC | 🔒 kept for its label: extended, at most until 2026-12-07 10:00 UTC; 2 pull requests wait for a slot of the pool, the first for 25 min |',
+    );
+    expect(markdown).toMatch(/\| `preview-3` \| .* \| 2026-12-05 14:30 UTC \| 💬 warned: /);
+    expect(markdown).toContain('⚠️ neither kept nor warned: GitHub did not answer about the pull request |');
+  });
+});
+
 describe('acquire and slots that need repair', () => {
   const acquired = {
     slug: 'preview-3',

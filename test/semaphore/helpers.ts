@@ -200,6 +200,7 @@ export function newSlotRecord(type: string, slug: string, at: number): Slot {
     expired: false,
     generation: 0,
     leaseVersion: null,
+    keptUntil: null,
     dirty: false,
     lastHolder: null,
     lastAcquiredAt: null,

@@ -48,6 +48,17 @@ async function poolWithLeaseOfPr8(
   return { type, leaseId: lease.leaseId, generation: lease.generation };
 }
 
+/** gc's keep of pr-8's lease on preview-1 (poolWithLeaseOfPr8), on the full condition. */
+const extendOf = (type: string, generation: number) => ({
+  type,
+  slug: 'preview-1',
+  ifHolder: 'pr-8',
+  ifGeneration: generation,
+  ifLeaseVersion: 1,
+  leaseMs: HOUR,
+  maxHeldMs: 72 * HOUR,
+});
+
 /** Every write a role might try, on the pool of poolWithLeaseOfPr8. */
 function writes(type: string, leaseId: string, generation: number): [string, string, unknown][] {
   return [
@@ -64,6 +75,7 @@ function writes(type: string, leaseId: string, generation: number): [string, str
     ],
     ['POST', '/api/resources/mark-dirty', { type, slug: 'preview-2' }],
     ['POST', '/api/resources/activity', { type, slots: [{ slug: 'preview-1', activity: {}, alert: true }] }],
+    ['POST', '/api/resources/extend', extendOf(type, generation)],
   ];
 }
 
@@ -174,6 +186,22 @@ describe('the gc token', () => {
     });
     expect(answer).toMatchObject({ released: true, holder: 'pr-8' });
   });
+
+  it("keeps a pull request's lease on the full condition of what it read, and learns no lease id", async () => {
+    const { type, generation } = await poolWithLeaseOfPr8('gc-extend');
+    const gc = new SemaphoreClient({ baseUrl: semaphore.url, token: GC_TOKEN });
+    const answer = await gc.extend({ ...extendOf(type, generation), leaseMs: 2 * HOUR });
+    expect(answer).toEqual({
+      extended: true,
+      holder: 'pr-8',
+      generation,
+      leaseVersion: 2,
+      leasedUntil: expect.any(Number),
+      conditionFailed: false,
+      queue: { length: 0, oldestWaitMs: 0 },
+    });
+    expect(JSON.stringify(answer)).not.toMatch(/leaseId/);
+  });
 });
 
 describe("a deploy job's OIDC token", () => {
@@ -269,6 +297,10 @@ describe("a deploy job's OIDC token", () => {
       ],
       [['POST', '/api/resources', { type, slug: 'preview-3' }], 'add or remove slots'],
       [['DELETE', `/api/resources/${type}/preview-2?ifGeneration=0`, undefined], 'add or remove slots'],
+      [
+        ['POST', '/api/resources/extend', extendOf(type, generation)],
+        'extend a lease it does not hold (only gc keeps a lease)',
+      ],
     ];
     for (const [write, what] of refused) {
       const error = expectError(await send(token, write), 403, 'forbidden');

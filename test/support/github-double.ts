@@ -3,14 +3,21 @@
 // the shapes GitHub's REST reference gives them: "Get a pull request" (`state` open/closed, `merged_at`),
 // "List pull requests" (`head.ref`), "List / Create issue comments" and "Update an issue comment"; a missing pull request is 404
 // `{ message: 'Not Found' }`; an exhausted rate limit is 403 with `x-ratelimit-remaining: 0`, as the
-// "Rate limits for the REST API" page describes; a workflow token without `pull-requests: read` gets
+// "Rate limits for the REST API" page describes; GitHub down is 503 (`unavailable`); a workflow token without `pull-requests: read` gets
 // 403 `Resource not accessible by integration` (what GitHub answers an integration token that lacks
 // the permission, as the comment routes below answer one without `pull-requests: write`). Every request is logged; a hook may act before an
 // answer goes out (to change the world between GitHub's answer and the caller's next step).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type PullRequestBehaviour = 'open' | 'closed' | 'merged' | 'missing' | 'rate-limited' | 'forbidden';
+export type PullRequestBehaviour =
+  | 'open'
+  | 'closed'
+  | 'merged'
+  | 'missing'
+  | 'rate-limited'
+  | 'forbidden'
+  | 'unavailable';
 
 export interface GitHubRequest {
   method: string;
@@ -26,6 +33,8 @@ export interface GitHubDouble {
   pullRequests: Map<number, PullRequestBehaviour>;
   /** The head branch of a pull request (`head.ref`), by number; `pr-<n>-branch` when unset. */
   heads: Map<number, string>;
+  /** The labels of a pull request (`labels[].name`), by number; none when unset. */
+  labels: Map<number, string[]>;
   /** The repository a pull request's head branch is in (`head.repo.full_name`), by number; `acme/shop` when unset. */
   headRepositories: Map<number, string>;
   /** Comments by pull request number. */
@@ -95,8 +104,10 @@ function pullRequestAnswer(
   behaviour: 'open' | 'closed' | 'merged',
   head: string,
   headRepository: string,
+  labels: readonly string[] = [],
 ) {
   return {
+    labels: labels.map((name, index) => ({ id: 7000 + index, name, color: 'ededed', default: false })),
     head: {
       ref: head,
       label: `${headRepository.split('/')[0]}:${head}`,
@@ -118,6 +129,7 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
     token,
     pullRequests: new Map(),
     heads: new Map(),
+    labels: new Map(),
     headRepositories: new Map(),
     comments: new Map(),
     refuseComments: false,
@@ -128,6 +140,8 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
     await double.beforePullRequestAnswer?.(number);
     const behaviour = double.pullRequests.get(number) ?? 'missing';
     if (behaviour === 'missing') send(res, 404, { message: 'Not Found', documentation_url: DOCS });
+    else if (behaviour === 'unavailable')
+      send(res, 503, { message: 'Service Unavailable', documentation_url: DOCS });
     else if (behaviour === 'forbidden')
       send(res, 403, { message: 'Resource not accessible by integration', documentation_url: DOCS });
     else if (behaviour === 'rate-limited') {
@@ -137,7 +151,18 @@ export async function startGitHubDouble(token: string): Promise<GitHubDouble> {
         { message: 'API rate limit exceeded for installation ID 4242.', documentation_url: DOCS },
         { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1764500000' },
       );
-    } else send(res, 200, pullRequestAnswer(number, behaviour, headOf(number), headRepositoryOf(number)));
+    } else
+      send(
+        res,
+        200,
+        pullRequestAnswer(
+          number,
+          behaviour,
+          headOf(number),
+          headRepositoryOf(number),
+          double.labels.get(number),
+        ),
+      );
   }
 
   const headOf = (number: number) => double.heads.get(number) ?? `pr-${number}-branch`;

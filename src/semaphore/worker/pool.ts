@@ -6,6 +6,8 @@ import {
   type AddRequest,
   type ErrorCode,
   type EventKind,
+  type ExtendAnswer,
+  type ExtendRequest,
   type Lease,
   MAX_SLOTS_PER_POOL,
   type MarkDirtyRequest,
@@ -33,6 +35,7 @@ export type PoolCommand =
   | { op: 'mark-dirty'; request: MarkDirtyRequest; owner?: LeaseOwner | undefined }
   | ({ op: 'acquire-specific'; request: AcquireSpecificRequest } & TenantLimits)
   | ({ op: 'acquire'; request: AcquireRequest } & TenantLimits)
+  | { op: 'extend'; request: ExtendRequest }
   | { op: 'renew'; request: RenewRequest; owner?: LeaseOwner | undefined }
   | { op: 'release'; request: ReleaseRequest; owner?: LeaseOwner | undefined }
   | { op: 'leave-queue'; request: LeaveQueueRequest; owner?: LeaseOwner | undefined }
@@ -141,6 +144,8 @@ export function applyPoolCommand(store: PoolStore, command: PoolCommand, now: nu
       return acquireSpecific(store, command.request, command, now);
     case 'acquire':
       return acquire(store, command.request, command, now);
+    case 'extend':
+      return extend(store, command.request, now);
     case 'renew':
       return renew(store, command.request, command.owner, now);
     case 'release':
@@ -167,6 +172,7 @@ function toSlot(type: string, slot: SlotState, now: number, activity: StoredActi
     expired: slot.lease !== null && slot.lease.leasedUntil <= now,
     generation: slot.generation,
     leaseVersion: slot.lease?.version ?? null,
+    keptUntil: slot.lease?.keptUntil ?? null,
     dirty: slot.dirty,
     lastHolder: slot.lastHolder,
     lastAcquiredAt: slot.lastAcquiredAt,
@@ -434,6 +440,7 @@ function takeSlot(
     wasDirty: slot.dirty,
     previousHolder,
     tenant,
+    keptUntil: null,
   };
   const taken: SlotState = {
     ...slot,
@@ -457,18 +464,25 @@ function takeSlot(
 }
 
 /**
- * Moves the end of the slot's current lease to `now + leaseMs` (shorter or longer), as `renewed`, and
- * counts the lease's version up: a force that read the lease before this renew no longer matches.
+ * Moves the end of the slot's current lease to `until` (earlier or later), as `renewed`, and counts
+ * the lease's version up: a force that read the lease before this renew no longer matches. `keptUntil`
+ * is set by gc's keep only: any other renew makes the lease its holder's own again.
  */
 function extendLease(
   store: PoolStore,
   slot: SlotState,
   lease: CurrentLease,
-  leaseMs: number,
+  until: number,
   now: number,
   detail: Record<string, unknown>,
+  keptUntil: number | null = null,
 ): { slot: SlotState; lease: CurrentLease } {
-  const extendedLease: CurrentLease = { ...lease, leasedUntil: now + leaseMs, version: lease.version + 1 };
+  const extendedLease: CurrentLease = {
+    ...lease,
+    leasedUntil: until,
+    version: lease.version + 1,
+    keptUntil,
+  };
   const extended: SlotState = { ...slot, lease: extendedLease, updatedAt: now };
   store.save(extended);
   store.foldRenew({
@@ -477,7 +491,7 @@ function extendLease(
     slug: extended.slug,
     holder: lease.holder,
     generation: extended.generation,
-    detail: { leasedUntil: now + leaseMs, leaseVersion: extendedLease.version, ...detail },
+    detail: { leasedUntil: until, leaseVersion: extendedLease.version, ...detail },
   });
   return { slot: extended, lease: extendedLease };
 }
@@ -548,7 +562,7 @@ function reuseHeldLease(
 ): Lease | undefined {
   const held = store.heldBy(request.holder, tenant, now);
   if (held === undefined || held.lease === null) return undefined;
-  const extended = extendLease(store, held, held.lease, request.leaseMs, now, { reused: true });
+  const extended = extendLease(store, held, held.lease, now + request.leaseMs, now, { reused: true });
   const flags: AcquireFlags = { reused: true, tookExpired: false };
   if (request.requestId !== undefined)
     store.rememberRequest(scope, request.requestId, held.slug, held.lease.leaseId, flags);
@@ -627,8 +641,46 @@ function renew(
   if (slot.lease === null || slot.lease.leaseId !== request.leaseId) return answer(null);
   if (owner !== undefined && !isOwnLease(slot.lease, owner))
     return notOwnLease(owner, slot.slug, 'renew the lease on');
-  const renewed = extendLease(store, slot, slot.lease, request.leaseMs, now, {});
+  const renewed = extendLease(store, slot, slot.lease, now + request.leaseMs, now, {});
   return answer(toLease(request.type, renewed.slot, renewed.lease, FRESH));
+}
+
+/**
+ * gc keeps a pull request's lease (the keep label): its end moves to `now + leaseMs`, at most
+ * `maxHeldMs` after the lease began, only while the slot still has the lease gc read (all three
+ * conditions) and only later, never earlier. An expired lease nobody took over is still current, so
+ * it can be kept; one taken over since has another generation and fails the condition.
+ */
+function extend(store: PoolStore, request: ExtendRequest, now: number): PoolOutcome {
+  const slot = store.find(request.slug);
+  if (slot === undefined) return notFound(request.type, request.slug);
+  const lease = slot.lease;
+  const conditionFailed = lease === null || conditionFails(slot, request);
+  const start = slot.lastAcquiredAt ?? slot.createdAt;
+  const cap = start + request.maxHeldMs;
+  const until = Math.min(now + request.leaseMs, cap);
+  if (conditionFailed || until <= lease.leasedUntil || until <= now) {
+    return answer({
+      extended: false,
+      holder: lease?.holder ?? null,
+      generation: slot.generation,
+      leaseVersion: lease?.version ?? null,
+      leasedUntil: lease?.leasedUntil ?? null,
+      conditionFailed,
+      queue: store.queue.summary(now),
+    } satisfies ExtendAnswer);
+  }
+  const detail = withNote({ extended: true }, request.note);
+  const kept = extendLease(store, slot, lease, until, now, detail, cap);
+  return answer({
+    extended: true,
+    holder: kept.lease.holder,
+    generation: kept.slot.generation,
+    leaseVersion: kept.lease.version,
+    leasedUntil: kept.lease.leasedUntil,
+    conditionFailed: false,
+    queue: store.queue.summary(now),
+  } satisfies ExtendAnswer);
 }
 
 function release(

@@ -23,7 +23,7 @@ export const GC_ROLE_HOLDER = 'gc';
 /** What each role may do, in the words a refusal and `GET /api/whoami` use. */
 export const ROLE_MAY: Readonly<Record<Role, string>> = {
   admin: 'do everything: read, lease, force, mark slots dirty, add and remove slots',
-  gc: `read, acquire as holder '${GC_ROLE_HOLDER}' (without reuseHeld), renew and release its own leases, force only on the full condition of what it read (ifHolder, ifGeneration and ifLeaseVersion), and record the slots' activity; it may not add, remove or mark slots dirty`,
+  gc: `read, acquire as holder '${GC_ROLE_HOLDER}' (without reuseHeld), renew and release its own leases, force only on the full condition of what it read (ifHolder, ifGeneration and ifLeaseVersion), extend a lease on that same condition (the keep label), and record the slots' activity; it may not add, remove or mark slots dirty`,
   read: 'read the pools, the slots and their history; it may change nothing',
   'pull-request':
     "read, and acquire, renew and release only its own pull request's lease (the holder <owner>/<repo>/pr-<n> of its OIDC token, in the pools its repository may lease in), and mark the slot of that lease dirty; it may never force, release clean, add or remove slots",
@@ -60,7 +60,7 @@ export function leaseOwner(caller: Caller): LeaseOwner | undefined {
 /** What a caller may not do on these write routes whatever their body: undefined when it may call them. */
 export function routeRefusal(
   caller: Caller,
-  route: 'slots' | 'lease' | 'mark-dirty' | 'activity' | 'test',
+  route: 'slots' | 'lease' | 'extend' | 'mark-dirty' | 'activity' | 'test',
 ): string | undefined {
   if (caller.role === 'admin') return undefined;
   if (caller.role === 'read') return 'change anything';
@@ -76,6 +76,10 @@ export function routeRefusal(
       return caller.role === 'gc' ? undefined : "record the slots' activity";
     case 'lease':
       return undefined;
+    // Keeping a pull request's lease past its end is gc's (the keep label it read); a deploy job
+    // extends its own lease by renewing it.
+    case 'extend':
+      return caller.role === 'gc' ? undefined : 'extend a lease it does not hold (only gc keeps a lease)';
   }
 }
 

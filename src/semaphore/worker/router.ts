@@ -14,6 +14,7 @@ import {
   deleteQuerySchema,
   describeIssues,
   eventsQuerySchema,
+  extendRequestSchema,
   type ListAnswer,
   listQuerySchema,
   MAX_POOLS,
@@ -196,7 +197,7 @@ async function roomForPool(env: Env, type: string): Promise<Response | undefined
 const BODY_ROUTES: Record<
   string,
   {
-    kind: 'slots' | 'lease' | 'mark-dirty' | 'activity';
+    kind: 'slots' | 'lease' | 'extend' | 'mark-dirty' | 'activity';
     run: (request: Request, env: Env, caller: Caller) => Promise<Response>;
   }
 > = {
@@ -227,6 +228,14 @@ const BODY_ROUTES: Record<
         command: (body, _caller, limits) => ({ op: 'acquire', request: body, ...limits }),
         refusal: acquireRefusal,
         tenancy: true,
+      }),
+  },
+  '/api/resources/extend': {
+    kind: 'extend',
+    run: (request, env, caller) =>
+      bodyRoute(request, env, caller, {
+        schema: extendRequestSchema,
+        command: (body) => ({ op: 'extend', request: body }),
       }),
   },
   '/api/resources/renew': {

@@ -131,6 +131,9 @@ export const POOL_MIGRATIONS: Migrations = [
   // 11 (leaving the queue, issue 31): the tenant of a pull request's waiter, as on its lease (9), so only
   // that repository's job may take the entry out of the queue.
   ['ALTER TABLE queue ADD COLUMN tenant TEXT'],
+  // 12 (keep label, issue 31): the most gc's keep may extend the current lease to (its start plus
+  // keep-max-hours), set by an extend and cleared by any other change of the lease; null: not kept.
+  ['ALTER TABLE slots ADD COLUMN lease_kept_until INTEGER'],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

@@ -25,6 +25,8 @@ export interface CurrentLease {
   previousHolder: string | null;
   /** The pull request's repository (its ids) when a deploy job signed in with OIDC took it; null otherwise. */
   tenant: string | null;
+  /** Set by gc's keep (extend): the most the lease may be kept to; null once its holder renews it. */
+  keptUntil: number | null;
 }
 
 export interface SlotState {
@@ -63,6 +65,7 @@ type SlotRow = {
   lease_was_dirty: number | null;
   lease_previous_holder: string | null;
   lease_tenant: string | null;
+  lease_kept_until: number | null;
   last_holder: string | null;
   last_acquired_at: number | null;
   last_released_at: number | null;
@@ -93,6 +96,7 @@ function toSlotState(row: SlotRow): SlotState {
           wasDirty: row.lease_was_dirty === 1,
           previousHolder: row.lease_previous_holder,
           tenant: row.lease_tenant,
+          keptUntil: row.lease_kept_until,
         };
   return {
     slug: row.slug,
@@ -231,7 +235,7 @@ export class PoolStore {
       `UPDATE slots SET generation = ?, dirty = ?, lease_id = ?, holder = ?, leased_until = ?,
          lease_version = ?, lease_was_dirty = ?, lease_previous_holder = ?, last_holder = ?,
          last_acquired_at = ?, last_released_at = ?, updated_at = ?, erase_failures = ?,
-         last_erase_failure = ?, lease_tenant = ?
+         last_erase_failure = ?, lease_tenant = ?, lease_kept_until = ?
        WHERE slug = ?`,
       slot.generation,
       slot.dirty ? 1 : 0,
@@ -248,6 +252,7 @@ export class PoolStore {
       slot.eraseFailures,
       slot.lastEraseFailure === null ? null : JSON.stringify(slot.lastEraseFailure),
       lease?.tenant ?? null,
+      lease?.keptUntil ?? null,
       slot.slug,
     );
   }
@@ -346,7 +351,7 @@ export class PoolStore {
   /**
    * Logs a renew: when the slot's newest event is a renew of the same lease (holder and generation),
    * that event is moved to `event` instead, `detail.renews` counting them and `detail.firstAt` keeping
-   * when the first was. A lease fence renews every few minutes and a deploy's e2e job on every run; one
+   * when the first was (gc's keep, an `extend`, is never folded). A lease fence renews every few minutes and a deploy's e2e job on every run; one
    * line per lease keeps the slot's history (EVENTS_KEPT_PER_SLOT) about its leases, not its renews.
    */
   foldRenew(event: SemaphoreEvent): void {
@@ -363,11 +368,21 @@ export class PoolStore {
         event.slug,
       )
       .toArray();
-    if (last?.event !== 'renewed' || last.holder !== event.holder || last.generation !== event.generation) {
+    const before =
+      last === undefined
+        ? {}
+        : (JSON.parse(last.detail) as { renews?: unknown; firstAt?: unknown; extended?: unknown });
+    // gc's keep (`extended`) is a line of its own: an operator looks for it, as for an acquire.
+    const folds =
+      last?.event === 'renewed' &&
+      last.holder === event.holder &&
+      last.generation === event.generation &&
+      before.extended === undefined &&
+      event.detail.extended === undefined;
+    if (!folds || last === undefined) {
       this.appendEvent(event);
       return;
     }
-    const before = JSON.parse(last.detail) as { renews?: unknown; firstAt?: unknown };
     const renews = typeof before.renews === 'number' ? before.renews + 1 : 2;
     const firstAt = typeof before.firstAt === 'number' ? before.firstAt : last.at;
     this.#sql.exec(

@@ -85,6 +85,7 @@ export const readSlot = object({
   expired: flag,
   generation: count,
   leaseVersion: optional(nullable(count), null),
+  keptUntil: optional(nullable(count), null),
   dirty: flag,
   lastHolder: nullable(text),
   lastAcquiredAt: nullable(count),

@@ -1,6 +1,6 @@
 // The pieces of a slot both the pool table and the slot page show: its state, dirt and actions.
 import { actionsFor, forceRelease, markDirty, removeSlot } from '../actions.js';
-import { leaseEnd } from '../clock.js';
+import { instant, leaseEnd } from '../clock.js';
 import { button, h, visible } from '../dom.js';
 
 /** @typedef {import('../answers.js').Slot} Slot */
@@ -12,9 +12,22 @@ export function stateBadge(slot) {
   return h('span', { class: `badge ${state}` }, state);
 }
 
-/** @param {Slot} slot */
+/**
+ * The lease's end, and whether gc keeps it (the pull request's keep label) and at most until when.
+ * @param {Slot} slot
+ */
 export function leaseEndView(slot) {
-  return slot.leasedUntil === null ? h('span', { class: 'muted' }, '—') : leaseEnd(slot.leasedUntil);
+  if (slot.leasedUntil === null) return h('span', { class: 'muted' }, '—');
+  if (slot.keptUntil === null) return leaseEnd(slot.leasedUntil);
+  const kept = h(
+    'span',
+    {
+      class: 'badge kept',
+      title: `kept by gc for the pull request's keep label, at most until ${instant(slot.keptUntil)}`,
+    },
+    'kept',
+  );
+  return h('span', {}, leaseEnd(slot.leasedUntil), ' ', kept);
 }
 
 /** @param {Slot} slot */
