@@ -31,6 +31,8 @@ export const SCALE_MAX_RSS_BYTES = 150 * 1024 * 1024;
 export const MAX_MEMORY_GROWTH = 0.15;
 /** Issue 15: the nine-slot erase at least 10 x faster than bench/today.sh. */
 export const TODAY_MIN_WALL_RATIO = 10;
+/** Issue 31: the semaphore answers at least 10 x the requests 50 waiters' pauses make. */
+export const QUEUE_MIN_HEADROOM = 10;
 /** Issue 20: a 200,000-row D1 table erased across runs at 3 requests/s: at most 1.1 x requests ÷ rate. */
 export const BIG_TABLE_MAX_RATIO = 1.1;
 
@@ -80,10 +82,11 @@ export interface CheckedFigures {
     pacingFloorMs: number;
     runs: number;
   };
+  queue: { releaseToHolderMs: number; heartbeatMs: number; inOrder: boolean; headroom: number };
 }
 
 export function benchChecks(figures: CheckedFigures): Check[] {
-  const { quietSweep, coldStart, sweepTime, slowCalls, scale, memory, today, bigTable } = figures;
+  const { quietSweep, coldStart, sweepTime, slowCalls, scale, memory, today, bigTable, queue } = figures;
   return [
     check({
       name: 'quiet sweep: semaphore requests',
@@ -183,6 +186,28 @@ export function benchChecks(figures: CheckedFigures): Check[] {
       value: bigTable.refusedRequests,
       unit: 'count',
       goal: { equals: 0 },
+    }),
+    check({
+      name: 'queue of 50: a released slot to the first in line, ms',
+      figure: 'queue.releaseToHolderMs',
+      value: Math.round(queue.releaseToHolderMs),
+      unit: 'count',
+      goal: { atMost: queue.heartbeatMs },
+      note: 'the longest of five releases; goal: within one heartbeat',
+    }),
+    check({
+      name: 'queue of 50: every slot to the first in line',
+      figure: 'queue.inOrder',
+      value: queue.inOrder,
+      unit: 'yes/no',
+      goal: { equals: true },
+    }),
+    check({
+      name: "queue of 50: acquires answered / the waiters' own load",
+      figure: 'queue.headroom',
+      value: queue.headroom,
+      unit: 'ratio',
+      goal: { atLeast: QUEUE_MIN_HEADROOM },
     }),
   ];
 }

@@ -10,6 +10,7 @@ import {
   type LatencyResult,
   SEMAPHORE_LATENCY_MS,
 } from './measure-latency.ts';
+import type { QueueResult } from './measure-queue.ts';
 import type { ScaleResult } from './measure-scale.ts';
 import type { SlowCallsResult } from './measure-slow-calls.ts';
 import type { TodayResult } from './measure-today.ts';
@@ -32,6 +33,8 @@ export interface BenchResults {
   bigTable: BigTableResult;
   /** gc's sweep of 100 Worker Previews: its requests by route (bench/measure-worker-previews.ts). */
   workerPreviews?: WorkerPreviewsResult;
+  /** The fair queue: release to the first waiter, and throughput with 50 waiters (bench/measure-queue.ts). */
+  queue: QueueResult;
   checks: Check[];
 }
 
@@ -292,6 +295,30 @@ export function renderResults(results: BenchResults): string {
           formatCount(bigTable.refusedRequests),
           formatCount(bigTable.recreate.refusedRequests),
         ],
+      ],
+    )}`,
+  );
+
+  const { queue } = results;
+  sections.push(
+    `8. The fair queue: ${queue.waiters} pull requests wait for a one-slot pool with the client's own waiting loop; the slot is released ${queue.handoffMs.length} times\n${renderTable(
+      ['', 'value'],
+      [
+        [
+          'release to the first in line holding it, each',
+          queue.handoffMs.map((ms) => formatMs(ms)).join(', '),
+        ],
+        [
+          'the longest, and the heartbeat',
+          `${formatMs(queue.releaseToHolderMs)} of ${formatMs(queue.heartbeatMs)}`,
+        ],
+        ['every slot to the first in line', queue.inOrder ? 'yes' : 'no'],
+        [
+          `waiting acquires answered, ${queue.waiters} callers back to back`,
+          `${queue.acquiresPerSecond.toFixed(0)}/s (95th percentile ${formatMs(queue.p95AcquireMs)})`,
+        ],
+        [`requests the ${queue.waiters} waiters' pauses make`, `${queue.queueLoadPerSecond.toFixed(1)}/s`],
+        ['headroom', formatRatio(queue.headroom)],
       ],
     )}`,
   );

@@ -9,6 +9,7 @@ import { BIG_TABLE_ROWS, measureBigTable } from './measure-big-table.ts';
 import { COLD_START_RUNS, measureColdStart } from './measure-cold-start.ts';
 import { measureDemo } from './measure-demo.ts';
 import { measureLatency } from './measure-latency.ts';
+import { measureQueue } from './measure-queue.ts';
 import { measureScale } from './measure-scale.ts';
 import { measureSlowCalls } from './measure-slow-calls.ts';
 import { measureToday } from './measure-today.ts';
@@ -40,6 +41,9 @@ async function measureAll(): Promise<BenchResults> {
     await stack.stop();
   }
 
+  progress('the fair queue: 50 waiters on a one-slot pool, five releases, then 50 callers back to back…');
+  const queue = await measureQueue();
+
   progress("today's way: bench/today.sh with wrangler (about 46 wrangler starts)…");
   const todayRun = await measureToday(measured.latency.dataLeft);
   const sweepTime = measured.latency.result;
@@ -64,6 +68,7 @@ async function measureAll(): Promise<BenchResults> {
     memory,
     today: { ...todayRun, ...todayRatios },
     bigTable,
+    queue,
   });
   return {
     startedAt: startedAt.toISOString(),
@@ -84,6 +89,7 @@ async function measureAll(): Promise<BenchResults> {
     today: { ...todayRun, ...todayRatios },
     bigTable,
     workerPreviews: measured.workerPreviews,
+    queue,
     checks,
   };
 }

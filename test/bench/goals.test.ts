@@ -11,6 +11,7 @@ const MET: CheckedFigures = {
   memory: { growth: 0.08 },
   today: { sameDataLeft: true, wallRatio: 30 },
   bigTable: { ratioToPacingFloor: 1.03, refusedRequests: 0, wallMs: 4_120, pacingFloorMs: 4_000, runs: 2 },
+  queue: { releaseToHolderMs: 3_100, heartbeatMs: 60_000, inOrder: true, headroom: 45 },
 };
 
 function failed(figures: CheckedFigures): string[] {
@@ -46,6 +47,9 @@ describe('the bench checks', () => {
     ['memory.growth', { ...MET, memory: { growth: null } }],
     ['bigTable.ratioToPacingFloor', { ...MET, bigTable: { ...MET.bigTable, ratioToPacingFloor: 1.11 } }],
     ['bigTable.refusedRequests', { ...MET, bigTable: { ...MET.bigTable, refusedRequests: 1 } }],
+    ['queue.releaseToHolderMs', { ...MET, queue: { ...MET.queue, releaseToHolderMs: 60_001 } }],
+    ['queue.inOrder', { ...MET, queue: { ...MET.queue, inOrder: false } }],
+    ['queue.headroom', { ...MET, queue: { ...MET.queue, headroom: 9.9 } }],
   ])('fail on %s alone when it misses its goal', (figure, figures) => {
     expect(failed(figures)).toEqual([figure]);
   });

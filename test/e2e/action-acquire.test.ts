@@ -581,4 +581,50 @@ describe('acquire: waiting in line (the pull request sees its place)', () => {
     // Left at once: only pr-81 still waits.
     expect((await stack.client.list(pool)).queue?.waiters.map((waiter) => waiter.holder)).toEqual(['pr-81']);
   }, 60_000);
+
+  // Issue 31's promise: first come, first served. Before the queue, whoever polled first after a
+  // release won, and an acquire that did not wait could take the slot from under the waiters.
+  it('gives a one-slot pool to three waiting pull requests in the order they started; one that does not wait never jumps the line', async () => {
+    const pool = 'acq-order';
+    await addSlots(pool, ['order-1']);
+    await moveIn(pool, 'order-1', 'pr-90');
+    const waiters = [91, 92, 93];
+    const runs: Promise<ActionRunResult>[] = [];
+    const done: number[] = [];
+    for (const [index, pr] of waiters.entries()) {
+      // Each starts once the one before it is in line, so the order they started is known.
+      runs.push(
+        runAction(inputs(pool, { 'pull-request': String(pr), 'wait-minutes': '5' })).then((run) => {
+          done.push(pr);
+          return run;
+        }),
+      );
+      await until(async () => ((await stack.client.list(pool)).queue?.length ?? 0) === index + 1);
+    }
+    expect((await stack.client.list(pool)).queue?.waiters.map((waiter) => waiter.holder)).toEqual([
+      'pr-91',
+      'pr-92',
+      'pr-93',
+    ]);
+    for (const pr of waiters) {
+      await stack.client.release({ type: pool, slug: 'order-1', force: true });
+      // The slot is free, but kept for the first in line: an acquire that does not wait gets none.
+      await expect(
+        stack.client.acquire({ type: pool, holder: 'pr-99', leaseMs: HOUR }),
+      ).rejects.toMatchObject({
+        code: 'none_available',
+      });
+      await until(async () => (await slotOf(pool, 'order-1')).holder === `pr-${pr}`);
+      const run = await runs[waiters.indexOf(pr)];
+      expect(run?.exitCode, run?.stdout).toBe(0);
+      expect(run?.outputs.slot).toBe('order-1');
+    }
+    expect(done).toEqual(waiters);
+    expect((await stack.client.list(pool)).queue?.length ?? 0).toBe(0);
+  }, 120_000);
 });
+
+/** Resolves once `condition` holds, polled every 20 ms as this file's other waits are. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
