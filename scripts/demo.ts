@@ -1,7 +1,8 @@
 // `npm start`: the whole system on this machine, with no Cloudflare account and no network. Starts the
 // semaphore (workerd) and the Cloudflare API twin on free loopback ports, seeds the demo pool, runs
 // status, three deploys' acquire (each writing the sample app's wrangler config for its slot), the
-// real wrangler CLI's deploy of the third from that copy, gc --dry-run, gc and status through
+// real wrangler CLI's deploy of the third from that copy, two deploys waiting in line for a full pool
+// of one slot, gc --dry-run, gc and status through
 // executeSettings (exactly the code the action runs), writes the job summary the action would post,
 // and stops everything.
 // PREVIEW_GC_SUMMARY_PATH moves the summary (the test writes it to a temporary folder).
@@ -18,6 +19,7 @@ import {
   demoTwinSeed,
   seedDemoPool,
 } from '../demo/fixture.ts';
+import { QUEUE_POOL, rehearseQueue } from '../demo/queue-step.ts';
 import { prepareSampleApp, type SampleApp } from '../demo/sample-deploy.ts';
 import { processIO } from '../src/cli/io.ts';
 import { progressPrinter } from '../src/cli/progress.ts';
@@ -181,10 +183,10 @@ async function main(): Promise<number> {
     };
 
     sample = await prepareSampleApp(twin);
-    banner('1/6', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
+    banner('1/7', 'preview-gc status', 'The pool as the hourly sweep finds it. Read-only.');
     await run('status', false);
     banner(
-      '2/6',
+      '2/7',
       'preview-gc acquire --pr 1610, 1611, 1612',
       "Three pull requests push and their deploys ask for a slot. The clean ones go first; the third gets a slot released dirty and erases it before its deploy. Each gets the sample app's wrangler config written for its slot.",
     );
@@ -201,15 +203,41 @@ async function main(): Promise<number> {
     }
     await deployPreview(sample, deployed);
     banner(
-      '4/6',
+      '4/7',
+      'preview-gc acquire --wait-minutes 5 --pr 1621, 1622',
+      'A pool of one slot, held. Two more pull requests push; their deploys wait in line, first come first served, and each says its place. As the slot comes back, each gets it in the order it started.',
+    );
+    const semaphoreClient = createSemaphoreClient({
+      semaphoreUrl: semaphore.url,
+      semaphoreToken: semaphore.token,
+    });
+    const lined = await rehearseQueue({
+      client: semaphoreClient,
+      twin,
+      say,
+      acquire: (pullRequest, progress) =>
+        executeSettings(
+          parseSettings({
+            ...raw,
+            command: 'acquire',
+            pool: QUEUE_POOL,
+            'pull-request': String(pullRequest),
+            'wait-minutes': '5',
+          }),
+          { signal: controller.signal, progress },
+        ),
+    });
+    if (lined.some(runFailed)) return 1;
+    banner(
+      '5/7',
       'preview-gc gc --dry-run',
       'The same code path as a real sweep, with every change replaced by a record.',
     );
     await run('gc', true);
-    banner('5/6', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
+    banner('6/7', 'preview-gc gc', 'The real sweep: acquire, erase (fenced), release; never a live lease.');
     const gc = await run('gc', false);
     await writeFile(summaryPath, renderSummary(gc));
-    banner('6/6', 'preview-gc status', 'The pool after the sweep.');
+    banner('7/7', 'preview-gc status', 'The pool after the sweep.');
     const after = await run('status', false);
     say();
     say(bold('The data in the twin after the sweep:'));
@@ -251,7 +279,7 @@ async function deployPreview(sample: SampleApp, report: RunReport | undefined): 
   if (copy === undefined || worker === undefined)
     throw new Error('the third deploy got no slot to deploy to');
   banner(
-    '3/6',
+    '3/7',
     `wrangler deploy --config ${basename(copy)}`,
     "The third pull request's deploy job, with the real wrangler CLI. The app's own config (demo/shop) is production's: its account, domain, nightly cron, live Stripe keys and a warehouse database. The copy acquire wrote deploys only into the slot.",
   );

@@ -20,16 +20,17 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
-  it('runs status, three deploys, a wrangler deploy, gc --dry-run, gc and status, and exits 0', () => {
+  it('runs status, three deploys, a wrangler deploy, a queue, gc --dry-run, gc and status, and exits 0', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const steps = result.stdout.split('\n').filter((line) => line.startsWith('━━━'));
     expect(steps.map((line) => line.replace(/ ━+$/, ''))).toEqual([
-      '━━━ 1/6  preview-gc status',
-      '━━━ 2/6  preview-gc acquire --pr 1610, 1611, 1612',
-      '━━━ 3/6  wrangler deploy --config wrangler.preview-gc.preview-4.jsonc',
-      '━━━ 4/6  preview-gc gc --dry-run',
-      '━━━ 5/6  preview-gc gc',
-      '━━━ 6/6  preview-gc status',
+      '━━━ 1/7  preview-gc status',
+      '━━━ 2/7  preview-gc acquire --pr 1610, 1611, 1612',
+      '━━━ 3/7  wrangler deploy --config wrangler.preview-gc.preview-4.jsonc',
+      '━━━ 4/7  preview-gc acquire --wait-minutes 5 --pr 1621, 1622',
+      '━━━ 5/7  preview-gc gc --dry-run',
+      '━━━ 6/7  preview-gc gc',
+      '━━━ 7/7  preview-gc status',
     ]);
     expect(result.stdout).toMatch(/pull request #1610 has preview-5 until .* UTC, a clean slot/);
     expect(result.stdout).toMatch(/pull request #1611 has preview-9 until .* UTC, a clean slot/);
@@ -41,6 +42,16 @@ describe('npm start', () => {
     expect(result.stdout).toMatch(
       /✔ Done in \d+ s\. gc reclaimed 4 of 4 slots .* left the 5 live leases alone\./,
     );
+  });
+
+  it('shows a queue of two: each waiter says its place, and gets the slot in the order it started', () => {
+    const lines = result.stdout.split('\n');
+    const at = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(result.stdout).toContain('  pr-1621  1st in line for preview-line, 1 slot, all leased');
+    expect(result.stdout).toContain('  pr-1622  2nd in line for preview-line, 1 slot, all leased');
+    expect(at('pr-1621  has preview-10')).toBeGreaterThan(at('pr-1620 closes'));
+    expect(at('pr-1622  has preview-10')).toBeGreaterThan(at('pr-1621 closes'));
+    expect(at('pr-1621 closes')).toBeGreaterThan(at('pr-1621  has preview-10'));
   });
 
   it("deploys the sample app with the real wrangler from the slot's copy: no production cron, the preview's vars", () => {
