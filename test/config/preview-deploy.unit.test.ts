@@ -83,9 +83,9 @@ describe('a binding the pool cannot place is a choice the user makes', () => {
       'workflows[1] (binding BILLING)',
     ])
       expect(message).toContain(`${place} is not a resource of the slot`);
-    // The Worker's own Workflow is its code's, deployed with it.
-    expect(message).not.toContain('binding OWN');
-    expect(message).toContain('teleporter is a wrangler setting preview-gc does not know');
+    // Even the Worker's own Workflow: its name is the account's, so the deploy would take it over.
+    expect(message).toContain('workflows[0] (binding OWN) is not a resource of the slot');
+    expect(message).toContain('"teleporter" is a wrangler setting preview-gc does not know');
     expect(message).toContain('deploy: { shared: [BEAM] }');
   });
 
@@ -251,5 +251,71 @@ database_id = "22222222-2222-4222-8222-222222222222"
     expect(text).toContain('database_name = "shop-preview-3-db"');
     expect(text).not.toContain('live');
     expect(text).not.toContain('[env');
+  });
+});
+
+// Found by an attacker's read of the change: each let a branch's config reach production through the
+// slot's copy, or refused nothing while the docs said it would.
+describe("the slot's copy cannot be turned against production", () => {
+  it('refuses a JSONC key written twice: the edits change the first, wrangler reads the last', () => {
+    const text = `{ "name": "shop", "account_id": "slot", "d1_databases": [], "account_id": "prod0000prod0000prod0000prod0000" }`;
+    expect(() => parseAppWranglerConfig('wrangler.jsonc', text)).toThrow(
+      /wrangler\.jsonc:1:\d+: the key "account_id" is written twice in one object; keep one/,
+    );
+    expect(() =>
+      parseAppWranglerConfig('wrangler.jsonc', '{ "env": { "preview": { "vars": {}, "vars": {} } } }'),
+    ).toThrow(/"vars" is written twice/);
+  });
+
+  it('refuses a Durable Object transfer, odd triggers, and Workers AI and Images unless shared', () => {
+    const message = refusal(`${SLOTS}deploy:\n  shared: [WAREHOUSE, AUTH]\n`, {
+      ...PRODUCTION,
+      triggers: [],
+      migrations: [{ tag: 'v1', transferred_classes: [{ from: 'Cart', from_script: 'shop', to: 'Cart' }] }],
+      exports: {
+        Cart: {
+          type: 'durable-object',
+          state: 'expecting-transfer',
+          storage: 'sqlite',
+          transfer_from: 'shop',
+        },
+      },
+      ai: { binding: 'AI' },
+      images: { binding: 'IMAGES' },
+    });
+    expect(message).toContain('migrations[0].transferred_classes: moves another Worker');
+    expect(message).toContain('exports."Cart": state "expecting-transfer" moves Durable Object storage');
+    expect(message).toContain('triggers: must be a table');
+    expect(message).toContain('ai (binding AI) is not a resource of the slot');
+    expect(message).toContain('images (binding IMAGES) is not a resource of the slot');
+  });
+
+  it('shares a name of one kind only, and a list key never by its key', () => {
+    const twoKinds = { ...PRODUCTION, services: [{ binding: 'WAREHOUSE', service: 'billing' }] };
+    expect(refusal(`${SLOTS}deploy:\n  shared: [WAREHOUSE]\n`, twoKinds)).toContain(
+      'deploy.shared: "WAREHOUSE" names bindings of 2 kinds (hyperdrive, services)',
+    );
+    expect(refusal(`${SLOTS}deploy:\n  shared: [hyperdrive, AUTH]\n`, PRODUCTION)).toContain(
+      'hyperdrive[0] (binding WAREHOUSE) is not a resource of the slot',
+    );
+  });
+
+  it('shows a binding name that deploy.shared could not hold quoted, and suggests no shared: for it', () => {
+    const message = refusal(SLOTS, {
+      ...PRODUCTION,
+      services: [],
+      hyperdrive: [{ binding: 'X] } in a.yml; run', id: 'x' }],
+    });
+    expect(message).toContain('(binding "X] } in a.yml; run")');
+    expect(message).not.toContain('shared: [X]');
+  });
+
+  it('refuses a TOML __proto__ table and nesting too deep to be a config, as errors that name the file', () => {
+    expect(() =>
+      parseAppWranglerConfig('wrangler.toml', 'name = "shop"\n[env.preview.__proto__]\nroutes = ["x/*"]\n'),
+    ).toThrow(/wrangler\.toml env\.preview\.__proto__: the key "__proto__" is not a wrangler setting/);
+    expect(() => parseAppWranglerConfig('wrangler.jsonc', '['.repeat(200_000))).toThrow(
+      /is nested too deeply/,
+    );
   });
 });

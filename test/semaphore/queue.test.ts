@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import type { Lease } from '../../src/semaphore/protocol.ts';
 import { LEAVE_QUEUE_ROUTE } from '../../src/semaphore/queue-protocol.ts';
-import { expectError, freshPool, raw, semaphoreErrorOf, semaphoreForFile } from './helpers.ts';
+import { acrossRestart, expectError, freshPool, raw, semaphoreErrorOf, semaphoreForFile } from './helpers.ts';
 
 const GC_TOKEN = 'queue-gc-token-4f1d9a';
 const READ_TOKEN = 'queue-read-token-8b2e7c';
@@ -111,4 +111,33 @@ describe('leaving the queue', () => {
     expect((await local.client.list(type)).queue?.waiters.map((waiter) => waiter.holder)).toEqual(['pr-40']);
     expectError(await leave(GC_TOKEN, 'pr 40'), 400, 'invalid_request');
   });
+});
+
+describe('the queue across a restart', () => {
+  it('keeps the waiters and their order when the semaphore restarts (the queue is in its SQLite)', async () => {
+    const type = 'queue-restart';
+    let held: Lease | undefined;
+    await acrossRestart(
+      async (client) => {
+        await client.add({ type, slug: 'slot-1' });
+        held = await client.acquire({ type, holder: 'pr-1', leaseMs: HOUR });
+        for (const holder of ['pr-2', 'pr-3'])
+          await semaphoreErrorOf(client.acquire({ type, holder, leaseMs: HOUR, wait: true }));
+      },
+      async (client) => {
+        expect((await client.list(type)).queue?.waiters.map((waiter) => waiter.holder)).toEqual([
+          'pr-2',
+          'pr-3',
+        ]);
+        await client.release({ type, slug: 'slot-1', leaseId: held?.leaseId ?? '', clean: true });
+        const cutIn = await semaphoreErrorOf(
+          client.acquire({ type, holder: 'pr-3', leaseMs: HOUR, wait: true }),
+        );
+        expect(cutIn.queue).toEqual({ position: 2, length: 2 });
+        expect((await client.acquire({ type, holder: 'pr-2', leaseMs: HOUR, wait: true })).holder).toBe(
+          'pr-2',
+        );
+      },
+    );
+  }, 60_000);
 });

@@ -44,7 +44,11 @@ function parseJsonc(file: string, text: string): Record<string, unknown> {
   const errors: ParseError[] = [];
   const problems: string[] = [];
   // One pass builds the value and checks every key, so a hostile key is refused before it is used.
+  // A key written twice in one object is refused too: this parse keeps the last, the edits of the
+  // slot's copy change the first, and wrangler reads the last: a second `account_id` after ours would
+  // deploy the preview to production's account.
   const stack: unknown[] = [];
+  const keysSeen: Set<string>[] = [];
   let root: unknown;
   let key: string | undefined;
   const place = (value: unknown) => {
@@ -54,37 +58,53 @@ function parseJsonc(file: string, text: string): Record<string, unknown> {
     else if (key !== undefined)
       Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
   };
-  visit(
-    text,
-    {
-      onObjectBegin: () => {
-        const object = {};
-        place(object);
-        stack.push(object);
+  try {
+    visit(
+      text,
+      {
+        onObjectBegin: () => {
+          const object = {};
+          place(object);
+          stack.push(object);
+          keysSeen.push(new Set());
+        },
+        onObjectEnd: () => {
+          stack.pop();
+          keysSeen.pop();
+        },
+        onArrayBegin: () => {
+          const array: unknown[] = [];
+          place(array);
+          stack.push(array);
+        },
+        onArrayEnd: () => {
+          stack.pop();
+        },
+        onObjectProperty: (name, offset) => {
+          key = name;
+          const seen = keysSeen.at(-1);
+          if (seen?.has(name))
+            problems.push(
+              `${file}:${lineAndColumn(text, offset)}: the key ${JSON.stringify(name)} is written twice in one object; keep one (wrangler would read the last)`,
+            );
+          seen?.add(name);
+          if (PROTOTYPE_KEYS.has(name))
+            problems.push(
+              `${file}:${lineAndColumn(text, offset)}: the key ${JSON.stringify(name)} is not a wrangler setting; remove it`,
+            );
+        },
+        onLiteralValue: (value) => place(value),
+        onError: (error, offset, length) => errors.push({ error, offset, length }),
       },
-      onObjectEnd: () => {
-        stack.pop();
-      },
-      onArrayBegin: () => {
-        const array: unknown[] = [];
-        place(array);
-        stack.push(array);
-      },
-      onArrayEnd: () => {
-        stack.pop();
-      },
-      onObjectProperty: (name, offset) => {
-        key = name;
-        if (PROTOTYPE_KEYS.has(name))
-          problems.push(
-            `${file}:${lineAndColumn(text, offset)}: the key ${JSON.stringify(name)} is not a wrangler setting; remove it`,
-          );
-      },
-      onLiteralValue: (value) => place(value),
-      onError: (error, offset, length) => errors.push({ error, offset, length }),
-    },
-    { allowTrailingComma: true, disallowComments: false },
-  );
+      { allowTrailingComma: true, disallowComments: false },
+    );
+  } catch (error) {
+    // Nesting deep enough to exhaust the stack is no config anyone writes.
+    if (!(error instanceof RangeError)) throw error;
+    throw new WranglerConfigError(file, [
+      `${file}: is nested too deeply to be a wrangler config; fix the file`,
+    ]);
+  }
   for (const error of errors.slice(0, 1))
     problems.push(
       `${file}:${lineAndColumn(text, error.offset)}: is not valid JSONC (${printParseErrorCode(error.error)}); fix the syntax`,
@@ -97,10 +117,36 @@ function parseJsonc(file: string, text: string): Record<string, unknown> {
   return root as Record<string, unknown>;
 }
 
+/**
+ * The dotted path of a `__proto__` key, or undefined: smol-toml keeps one as an own key of a table
+ * without a prototype, where a later assignment would set a prototype; a parser that assigned it would
+ * have set the table's prototype instead. Either is refused.
+ */
+function prototypeKeyPath(value: unknown, path: string): string | undefined {
+  // A TOML date is a Date: data, not a table.
+  if (typeof value !== 'object' || value === null || value instanceof Date) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== Array.prototype && prototype !== null)
+    return `${path === '' ? '' : `${path}.`}__proto__`;
+  for (const [key, inner] of Object.entries(value)) {
+    if (PROTOTYPE_KEYS.has(key)) return `${path === '' ? '' : `${path}.`}${key}`;
+    const found = prototypeKeyPath(inner, path === '' ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 function parseTomlConfig(file: string, text: string): Record<string, unknown> {
   try {
-    return parseToml(text) as Record<string, unknown>;
+    const table = parseToml(text) as Record<string, unknown>;
+    const hostile = prototypeKeyPath(table, '');
+    if (hostile !== undefined)
+      throw new WranglerConfigError(file, [
+        `${file} ${hostile}: the key "__proto__" is not a wrangler setting; remove it`,
+      ]);
+    return table;
   } catch (error) {
+    if (error instanceof WranglerConfigError) throw error;
     if (error instanceof TomlError)
       throw new WranglerConfigError(file, [
         `${file}:${error.line}:${error.column}: is not valid TOML (${visible(error.message.split('\n')[0] ?? '')}); fix the syntax`,

@@ -37,8 +37,9 @@ export function editJsonc(text: string, edits: readonly ConfigEdit[]): string {
 function tableAt(top: Record<string, unknown>, path: ConfigPath): Record<string | number, unknown> {
   let table: Record<string | number, unknown> = top;
   for (const part of path) {
-    const next = table[part];
-    if (typeof next !== 'object' || next === null) table[part] = {};
+    const next = Object.hasOwn(table, part) ? table[part] : undefined;
+    if (typeof next !== 'object' || next === null)
+      Object.defineProperty(table, part, { value: {}, enumerable: true, writable: true, configurable: true });
     table = table[part] as Record<string | number, unknown>;
   }
   return table;
@@ -50,7 +51,14 @@ export function editTable(table: Record<string, unknown>, edits: readonly Config
     const parent = tableAt(table, edit.path.slice(0, -1));
     const key = edit.path.at(-1) as string | number;
     if (edit.value === undefined) delete parent[key];
-    else parent[key] = structuredClone(edit.value);
+    // Defined, not assigned: no key may reach a prototype, whatever the path says.
+    else
+      Object.defineProperty(parent, key, {
+        value: structuredClone(edit.value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
 }
 

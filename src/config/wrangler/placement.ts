@@ -11,6 +11,7 @@ import { pathText, type WranglerReference } from '../../kinds/wrangler-binding.t
 import type { PreviewDeploy } from '../preview-deploy-config.ts';
 import type { SlotConfig } from '../slot-config-schema.ts';
 import { type AppWranglerConfig, WranglerConfigError } from './app-config.ts';
+import { keptSettingsProblems } from './kept-settings.ts';
 import { readOutsideBindings, type SharedBinding } from './outside-bindings.ts';
 
 /** A reference of the app's config and the template (its index in the kind's list) it goes to. */
@@ -147,7 +148,7 @@ export function placeBindings(config: SlotConfig, app: AppWranglerConfig): Wrang
     config,
     kinds.flatMap((kind) => kind.unclaimed),
   );
-  problems.push(...outside.problems);
+  problems.push(...outside.problems, ...keptSettingsProblems(app));
   if (problems.length > 0) throw new WranglerConfigError(app.file, problems);
   return {
     app,

@@ -69,10 +69,9 @@ export const WRANGLER_KEYS: Readonly<Record<string, KeyTreatment>> = {
   access: 'kept',
   pages_build_output_dir: 'kept',
   dependencies_instrumentation: 'kept',
-  // Bindings that reach nothing of the account's: each request is its own.
-  ai: 'kept',
+  // Bindings that reach nothing of the account's: each request is its own. (Workers AI reaches the
+  // account's AI Search instances and the Images binding its hosted images: those are outside.)
   browser: 'kept',
-  images: 'kept',
   media: 'kept',
   version_metadata: 'kept',
   worker_loaders: 'kept',
@@ -85,9 +84,12 @@ export const WRANGLER_KEYS: Readonly<Record<string, KeyTreatment>> = {
   queues: 'placed',
   vectorize: 'placed',
   services: 'placed',
-  // Bindings to the account's resources that no slot has. (A Workflow of the Worker's own is its
-  // code's: only one of another script is outside.)
+  // Bindings to the account's resources that no slot has. A Workflow's name is the account's, so
+  // even the Worker's own would be taken from whichever Worker had it (production's, or another
+  // slot's) when the preview deploys.
   workflows: 'outside',
+  ai: 'outside',
+  images: 'outside',
   hyperdrive: 'outside',
   mtls_certificates: 'outside',
   dispatch_namespaces: 'outside',

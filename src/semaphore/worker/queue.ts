@@ -12,6 +12,8 @@ export interface Waiter {
   holder: string;
   joinedAt: number;
   lastSeen: number;
+  /** The slots it asked for last (`allowedSlugs`); undefined: any. */
+  allowed: readonly string[] | undefined;
 }
 
 export class QueueStore {
@@ -30,25 +32,32 @@ export class QueueStore {
   waiters(now: number): Waiter[] {
     this.#expire(now);
     return this.#sql
-      .exec<{ holder: string; joined_at: number; last_seen: number }>(
-        'SELECT holder, joined_at, last_seen FROM queue ORDER BY seq',
+      .exec<{ holder: string; joined_at: number; last_seen: number; allowed: string | null }>(
+        'SELECT holder, joined_at, last_seen, allowed FROM queue ORDER BY seq',
       )
       .toArray()
-      .map((row) => ({ holder: row.holder, joinedAt: row.joined_at, lastSeen: row.last_seen }));
+      .map((row) => ({
+        holder: row.holder,
+        joinedAt: row.joined_at,
+        lastSeen: row.last_seen,
+        allowed: row.allowed === null ? undefined : (JSON.parse(row.allowed) as string[]),
+      }));
   }
 
   /**
    * Joins `holder` at the back, or refreshes its heartbeat where it stands. `tenant`: the repository's
    * ids of a pull request's job (null for the other roles), the one tenant that may take it out again.
+   * `allowed`: the slots this ask may take (`allowedSlugs`), kept as of the latest ask.
    */
-  join(holder: string, now: number, tenant: string | null = null): void {
+  join(holder: string, now: number, tenant: string | null = null, allowed?: readonly string[]): void {
     this.#sql.exec(
-      `INSERT INTO queue (holder, joined_at, last_seen, tenant) VALUES (?, ?, ?, ?)
-       ON CONFLICT (holder) DO UPDATE SET last_seen = excluded.last_seen`,
+      `INSERT INTO queue (holder, joined_at, last_seen, tenant, allowed) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (holder) DO UPDATE SET last_seen = excluded.last_seen, allowed = excluded.allowed`,
       holder,
       now,
       now,
       tenant,
+      allowed === undefined ? null : JSON.stringify(allowed),
     );
   }
 
@@ -78,12 +87,16 @@ export class QueueStore {
   }
 
   /**
-   * Whether `holder` may take a free slot now: nobody live is ahead of it. A holder not in the queue
-   * counts as behind every waiter.
+   * Whether `holder` may take the free slot `slug` now: no live waiter ahead of it could take that slot
+   * (a waiter that asked only for other slots does not keep it from the ones behind). A holder not in
+   * the queue counts as behind every waiter.
    */
-  mayTake(holder: string, now: number): boolean {
-    const first = this.waiters(now)[0];
-    return first === undefined || first.holder === holder;
+  mayTake(holder: string, slug: string, now: number): boolean {
+    for (const waiter of this.waiters(now)) {
+      if (waiter.holder === holder) return true;
+      if (waiter.allowed === undefined || waiter.allowed.includes(slug)) return false;
+    }
+    return true;
   }
 
   /** 1-based place of `holder`, or undefined when it is not waiting. */

@@ -134,6 +134,9 @@ export const POOL_MIGRATIONS: Migrations = [
   // 12 (keep label, issue 31): the most gc's keep may extend the current lease to (its start plus
   // keep-max-hours), set by an extend and cleared by any other change of the lease; null: not kept.
   ['ALTER TABLE slots ADD COLUMN lease_kept_until INTEGER'],
+  // 13 (queue and allowedSlugs, issue 31): the slots a waiter asked for (JSON, null: any), so a waiter
+  // that may take only a held slot does not keep a free one from the waiters behind it.
+  ['ALTER TABLE queue ADD COLUMN allowed TEXT'],
 ];
 
 /** The registry of pools (one PoolRegistry for the Worker). */

@@ -151,8 +151,9 @@ export class PoolStore {
    * released first, never released counting as 0), then leased with an expired lease (longest
    * expired first); ties by `createdAt`, then `slug`. `allowedSlugs` narrows the candidates.
    */
-  bestCandidate(now: number, allowedSlugs: readonly string[] | undefined): SlotState | undefined {
-    const [row] = this.#sql
+  /** The free and expired slots `allowedSlugs` names (all when undefined), the best candidate first. */
+  candidates(now: number, allowedSlugs: readonly string[] | undefined): SlotState[] {
+    return this.#sql
       .exec<SlotRow>(
         `SELECT * FROM slots
          WHERE (lease_id IS NULL OR leased_until <= ?1)
@@ -161,13 +162,12 @@ export class PoolStore {
            CASE WHEN lease_id IS NOT NULL THEN 2 WHEN dirty = 1 THEN 1 ELSE 0 END,
            CASE WHEN lease_id IS NULL THEN coalesce(last_released_at, 0) ELSE leased_until END,
            created_at,
-           slug
-         LIMIT 1`,
+           slug`,
         now,
         allowedSlugs === undefined ? null : JSON.stringify(allowedSlugs),
       )
-      .toArray();
-    return row === undefined ? undefined : toSlotState(row);
+      .toArray()
+      .map(toSlotState);
   }
 
   count(): number {
