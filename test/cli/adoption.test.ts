@@ -121,7 +121,9 @@ describe('a pool with no slots', () => {
     expect(result.stdout).toContain(
       `the slots are in another pool (the semaphore has preview-slot (3 slots)): set the 'pool:' key of ${path} to that pool's name`,
     );
-    expect(result.stdout).toContain("'preview-gc slots sync --count <N> --pool preview-slots --dirty', N the number of slots you want");
+    expect(result.stdout).toContain(
+      "'preview-gc slots sync --count <N> --pool preview-slots --dirty', N the number of slots you want",
+    );
   });
 
   it('fails cleanup too, and names --pool when the flag gave the name', async () => {
