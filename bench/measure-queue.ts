@@ -12,6 +12,10 @@ import { PAUSE_PER_PLACE_MS, takeSlot } from '../src/commands/acquire-slot.ts';
 import { SemaphoreClient } from '../src/semaphore/client.ts';
 import { startLocalSemaphore } from '../src/semaphore/local.ts';
 import { QUEUE_HEARTBEAT_MS } from '../src/semaphore/worker/queue.ts';
+import { until } from '../test/support/until.ts';
+
+/** The bench polls the semaphore's state every 5 ms: a wait for it, not a measured delay. */
+const POLL_MS = 5;
 
 export const QUEUE_WAITERS = 50;
 const HANDOFFS = 5;
@@ -38,11 +42,6 @@ export interface QueueResult {
   headroom: number;
 }
 
-/** Polled every 5 ms: a wait for the semaphore's state, not a measured delay. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 async function handoffs(client: SemaphoreClient, pool: string) {
   await client.add({ type: pool, slug: 'q-1' });
   await client.acquireSpecific({ type: pool, slug: 'q-1', holder: 'pr-1', leaseMs: HOUR });
@@ -57,7 +56,7 @@ async function handoffs(client: SemaphoreClient, pool: string) {
         if (taken.lease !== null) held.set(holder, performance.now());
       }),
     );
-    await until(async () => ((await client.list(pool)).queue?.length ?? 0) === index + 1);
+    await until(async () => ((await client.list(pool)).queue?.length ?? 0) === index + 1, POLL_MS);
   }
   const handoffMs: number[] = [];
   let inOrder = true;
@@ -65,7 +64,7 @@ async function handoffs(client: SemaphoreClient, pool: string) {
     const first = (await client.list(pool)).queue?.waiters[0]?.holder ?? '';
     await client.release({ type: pool, slug: 'q-1', force: true });
     const releasedAt = performance.now();
-    await until(async () => held.size > round);
+    await until(async () => held.size > round, POLL_MS);
     const [holder, at] = [...held.entries()].at(-1) ?? ['', releasedAt];
     handoffMs.push(at - releasedAt);
     if (holder !== first) inOrder = false;

@@ -6,6 +6,7 @@ import type { ProgressEvent } from '../src/commands/context.ts';
 import type { RunReport } from '../src/report/model.ts';
 import { placeInLine } from '../src/report/queue-text.ts';
 import type { SemaphoreClient } from '../src/semaphore/client.ts';
+import { until } from '../test/support/until.ts';
 import type { Twin } from '../test/twin/twin.ts';
 import { demoTwinSeed } from './fixture.ts';
 
@@ -21,11 +22,6 @@ export interface QueueStepOptions {
   /** acquire for a pull request in QUEUE_POOL, waiting, its progress to `progress`. */
   acquire(pullRequest: number, progress: (event: ProgressEvent) => void): Promise<RunReport>;
   say(line: string): void;
-}
-
-/** Resolves once `condition` holds, asked again every 20 ms. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 export async function rehearseQueue(options: QueueStepOptions): Promise<RunReport[]> {

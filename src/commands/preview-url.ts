@@ -8,7 +8,7 @@
 // the answer says why in one sentence.
 import { CloudflareCallError } from '../cloudflare/call-error.ts';
 import type { CloudflareApi } from '../cloudflare/client.ts';
-import { slotNumberOf } from '../kinds/name-template.ts';
+import { fillPlaceholders, slotNumberOf } from '../kinds/name-template.ts';
 import type { WorkerTemplate } from '../kinds/workers/config.ts';
 import { readWorkersSubdomain } from '../kinds/workers/subdomain.ts';
 import { quoted } from '../text/log-text.ts';
@@ -58,7 +58,7 @@ function routeUrl(pattern: string, slug: string): { url: string } | { why: strin
   const number = slotNumberOf(slug);
   if (pattern.includes('{n}') && number === undefined)
     return { why: `route pattern ${quoted(pattern)} uses {n}, but the slot '${slug}' has no number in it` };
-  const expanded = pattern.replaceAll('{slot}', slug).replaceAll('{n}', number ?? '');
+  const expanded = fillPlaceholders(pattern, slug, number);
   const slash = expanded.indexOf('/');
   const host = slash === -1 ? expanded : expanded.slice(0, slash);
   const path = (slash === -1 ? '' : expanded.slice(slash)).replace(/\/\*$/, '');

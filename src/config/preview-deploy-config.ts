@@ -2,6 +2,7 @@
 // besides the slot's resources (docs/config.md#the-slots-wrangler-config). Which `env` block of the
 // app's config is the preview's, the preview's `vars` when the app has no such block, the bindings
 // shared with what they name on purpose, and a route pattern for the preview instead of workers.dev.
+import { fillPlaceholders } from '../kinds/name-template.ts';
 import * as z from '../zod.ts';
 
 /** What the slot config says of the deploy; every key has a safe default. */
@@ -73,5 +74,5 @@ export const PREVIEW_DEPLOY_EXAMPLES: Record<string, string> = {
 
 /** A var's value for one slot: strings expand {slot} (the slug) and {n} (its number, or nothing). */
 export function expandVar(value: string | number | boolean, slug: string, number: string | undefined) {
-  return typeof value === 'string' ? value.replaceAll('{slot}', slug).replaceAll('{n}', number ?? '') : value;
+  return typeof value === 'string' ? fillPlaceholders(value, slug, number) : value;
 }

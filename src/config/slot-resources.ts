@@ -2,7 +2,7 @@
 // last number in it) and checked against `protect-words` and `protect`, and the check that no two
 // slots of a pool map to the same resource.
 
-import { expand, slotNumberOf } from '../kinds/name-template.ts';
+import { expand, fillPlaceholders, slotNumberOf } from '../kinds/name-template.ts';
 import { KIND_LIST, type KindKey, type KindResources, nameOf } from '../kinds/registry.ts';
 import { IDENTIFIER, IDENTIFIER_RULE } from '../semaphore/protocol.ts';
 import { shellCommand } from '../text/shell.ts';
@@ -44,7 +44,7 @@ const PATTERN_STAND_INS = ['\u0000', '\u0000'.repeat(9)];
  */
 function fixedProtectionOf(template: string, config: Pick<SlotConfig, 'protect' | 'protectWords'>) {
   const filled = (standIn: { slot: string; n: string }) =>
-    template.replaceAll('{slot}', standIn.slot).replaceAll('{n}', standIn.n);
+    fillPlaceholders(template, standIn.slot, standIn.n);
   const word = config.protectWords.find((candidate) =>
     WORD_STAND_INS.every((standIn) => firstProtectedWord(filled(standIn), [candidate]) !== undefined),
   );

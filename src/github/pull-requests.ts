@@ -209,6 +209,9 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
   /** A refusal (the token may not read pull requests) answers every later lookup of the run alike. */
   let refusedBy: GitHubError | undefined;
   const request = () => ({ signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
+  /** A new comment on the pull request: the sticky one's first version, or a one-time warning. */
+  const createComment = (number: number, body: string) =>
+    octokit.rest.issues.createComment({ owner, repo, issue_number: number, body, request: request() });
 
   async function lookUp(number: number): Promise<PullRequestInfo> {
     const what = `looking up pull request #${number}`;
@@ -330,13 +333,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
       try {
         const existing = await stickyComment(number, marker, what);
         if (existing === undefined) {
-          await octokit.rest.issues.createComment({
-            owner,
-            repo,
-            issue_number: number,
-            body,
-            request: request(),
-          });
+          await createComment(number, body);
           return 'created';
         }
         await octokit.rest.issues.updateComment({
@@ -356,13 +353,7 @@ export function createGitHubPullRequests(options: GitHubOptions): GitHubPullRequ
       try {
         if ((await stickyComment(number, marker, what, startsWithMarker)) !== undefined) return 'exists';
         if (options?.dryRun === true) return 'would-create';
-        await octokit.rest.issues.createComment({
-          owner,
-          repo,
-          issue_number: number,
-          body,
-          request: request(),
-        });
+        await createComment(number, body);
         return 'created';
       } catch (error) {
         throw gitHubErrorOf(error, what);

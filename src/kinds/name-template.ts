@@ -49,6 +49,11 @@ export function slotNumberOf(slug: string): string | undefined {
   return /(\d+)(?!.*\d)/.exec(slug)?.[1];
 }
 
+/** `template` with `{slot}` the slug and `{n}` its number (nothing when it has none). */
+export function fillPlaceholders(template: string, slot: string, number: string | undefined): string {
+  return template.replaceAll('{slot}', slot).replaceAll('{n}', number ?? '');
+}
+
 /** `template` for slot `slot` ({slot} = the slug, {n} = `number`), or why it cannot be expanded. */
 export function expand(
   template: string,
@@ -61,6 +66,6 @@ export function expand(
       problem: `uses {n}, but the slot '${slot}' has no number in it; use {slot} in the template or number the slots (e.g. preview-3)`,
     };
   }
-  const name = template.replaceAll('{slot}', slot).replaceAll('{n}', number ?? '');
+  const name = fillPlaceholders(template, slot, number);
   return name.length > 0 ? { name } : { problem: `expands to an empty name at ${path}` };
 }

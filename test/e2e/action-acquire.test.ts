@@ -11,6 +11,7 @@ import { type ActionStack, actionInputs, expectNoLeaks, startActionStack } from 
 import { everyKind } from '../support/every-kind.ts';
 import { advanceClock } from '../support/test-clock.ts';
 import { isErased, requestsTouching, slotContents, slotSeed, tenantData } from '../support/twin-slot.ts';
+import { until } from '../support/until.ts';
 
 const TOKENS = {
   semaphore: 'sem-acquire-3e81c0f5a9',
@@ -623,8 +624,3 @@ describe('acquire: waiting in line (the pull request sees its place)', () => {
     expect((await stack.client.list(pool)).queue?.length ?? 0).toBe(0);
   }, 120_000);
 });
-
-/** Resolves once `condition` holds, polled every 20 ms as this file's other waits are. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
-}

@@ -3,6 +3,8 @@
 // reach another repository's pull request of the same number (by reuseHeld, requestId, renew, release or
 // a re-created repository of the same name), leases only in the pools its repository is listed for, and
 // is held to the operator's lease length and count. Each refusal names the limit and how to change it.
+// Nor can it pass the fair queue: not by naming a freed slot (acquire-specific), nor by waiting first
+// for a slot that is never free (allowedSlugs) to keep a free one from the waiters behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SemaphoreClient } from '../../src/semaphore/client.ts';
 import { type LocalSemaphore, startLocalSemaphore } from '../../src/semaphore/local.ts';
@@ -25,7 +27,7 @@ beforeAll(async () => {
     oidc: { issuer: issuer.url, repositories: ['acme/shop', 'acme/blog'] },
     tenancy: {
       SEMAPHORE_POOL_REPOSITORIES:
-        'clean=acme/shop;cross=acme/shop,acme/blog;shop-only=acme/shop;limits=acme/shop;recreated=acme/shop;waiting=acme/shop,acme/blog',
+        'clean=acme/shop;cross=acme/shop,acme/blog;shop-only=acme/shop;limits=acme/shop;recreated=acme/shop;waiting=acme/shop,acme/blog;jump=acme/shop,acme/blog;hol=acme/shop,acme/blog',
       SEMAPHORE_PR_LEASE_MAX_MINUTES: '120',
     },
   });
@@ -238,5 +240,50 @@ describe("a pull request's deploy job", () => {
     const slots = await admin.list('limits');
     expect(slots.resources.filter((slot) => slot.holder === 'acme/shop/pr-6')).toHaveLength(1);
     expect(await admin.find('limits', lease.slug)).toMatchObject({ leaseVersion: 1 });
+  });
+});
+
+describe("a pull request's token and the queue", () => {
+  it('cannot take a freed slot ahead of a waiter with acquire-specific', async () => {
+    await admin.add({ type: 'jump', slug: 'jump-1' });
+    const held: Lease = await admin.acquire({ type: 'jump', holder: 'pr-1', leaseMs: HOUR });
+    const waiting = await asJob(BLOG_6, 'POST', '/api/resources/acquire', {
+      type: 'jump',
+      holder: holderOf(BLOG_6),
+      leaseMs: HOUR,
+      wait: true,
+    });
+    expect(waiting.status).toBe(409);
+    await admin.release({ type: 'jump', slug: held.slug, leaseId: held.leaseId, clean: true });
+    const cut = await asJob(SHOP_6, 'POST', '/api/resources/acquire-specific', {
+      type: 'jump',
+      slug: 'jump-1',
+      holder: holderOf(SHOP_6),
+      leaseMs: HOUR,
+    });
+    // The first in line is acme/blog/pr-6: acme/shop/pr-6 must not get the slot.
+    expect((cut.body as Lease | null)?.holder).not.toBe(holderOf(SHOP_6));
+  });
+
+  it('cannot hold the whole pool by waiting first for a slot that is never free (allowedSlugs)', async () => {
+    await admin.add({ type: 'hol', slug: 'hol-1' });
+    await admin.add({ type: 'hol', slug: 'hol-2' });
+    await admin.acquire({ type: 'hol', holder: 'pr-1', leaseMs: HOUR, allowedSlugs: ['hol-1'] });
+    const squatter = await asJob(SHOP_6, 'POST', '/api/resources/acquire', {
+      type: 'hol',
+      holder: holderOf(SHOP_6),
+      leaseMs: HOUR,
+      wait: true,
+      allowedSlugs: ['hol-1'],
+    });
+    expect(squatter.status).toBe(409);
+    // hol-2 is free: the next waiter, and gc, should get it.
+    const next = await asJob(BLOG_6, 'POST', '/api/resources/acquire', {
+      type: 'hol',
+      holder: holderOf(BLOG_6),
+      leaseMs: HOUR,
+      wait: true,
+    });
+    expect({ status: next.status, body: next.body }).toMatchObject({ status: 200 });
   });
 });

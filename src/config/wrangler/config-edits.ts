@@ -62,6 +62,11 @@ export function editTable(table: Record<string, unknown>, edits: readonly Config
   }
 }
 
+/** Whether `value` is a table (an object, not a list) of a parsed config. */
+export function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** The value at `path` of a parsed config, or undefined. */
 export function valueAt(top: unknown, path: ConfigPath): unknown {
   let value = top;

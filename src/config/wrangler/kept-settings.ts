@@ -6,12 +6,9 @@
 // erase then deletes them.
 import { pathText } from '../../kinds/wrangler-binding.ts';
 import type { AppWranglerConfig } from './app-config.ts';
+import { isTable } from './config-edits.ts';
 
 const TRANSFER_STATES = new Set(['transferred', 'expecting-transfer']);
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function triggersProblems(top: Readonly<Record<string, unknown>>): string[] {
   const triggers = top.triggers;

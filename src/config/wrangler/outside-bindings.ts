@@ -4,7 +4,7 @@
 // the account's), and every key preview-gc does not know (wrangler-keys.ts). Each is refused before a slot is taken,
 // naming the binding and its place in the file, with the two fixes: the preview env block gives its
 // own, or the slot config's `deploy.shared` shares it on purpose (listed in the summary and comment).
-import { pathText, type WranglerReference } from '../../kinds/wrangler-binding.ts';
+import { type ConfigPath, pathText, type WranglerReference } from '../../kinds/wrangler-binding.ts';
 import { quoted } from '../../text/log-text.ts';
 import type { SlotConfig } from '../slot-config-schema.ts';
 import type { AppWranglerConfig } from './app-config.ts';
@@ -41,8 +41,7 @@ function nameOf(entry: unknown, fallback: string): string {
 /** The bindings under one outside key: a list's entries, a table's `bindings`, or the key itself. */
 function bindingsUnder(app: AppWranglerConfig, key: string): OutsideBinding[] {
   const value = app.top[key];
-  const prefix = app.env !== undefined && isInEnv(app, key) ? ['env', app.env] : [];
-  const at = (path: (string | number)[]) => pathText([...prefix, ...path]);
+  const at = (path: (string | number)[]) => placeInFile(app, path);
   if (Array.isArray(value))
     return value.map((entry: unknown, index) => ({
       key,
@@ -61,10 +60,15 @@ function bindingsUnder(app: AppWranglerConfig, key: string): OutsideBinding[] {
   return [{ key, name: nameOf(value, key), place: at([key]), listed: false }];
 }
 
-/** Whether the preview env block gave `key` (so its place in the file is under `env.<name>`). */
-function isInEnv(app: AppWranglerConfig, key: string): boolean {
+/**
+ * Where `path` (of the applied config) is in the file: under `env.<name>` when the preview env block
+ * gave its key, at the top level otherwise.
+ */
+function placeInFile(app: AppWranglerConfig, path: ConfigPath): string {
   const block = (app.top.env as Record<string, Record<string, unknown>> | undefined)?.[app.env ?? ''];
-  return block !== undefined && Object.hasOwn(block, key);
+  const key = String(path[0]);
+  const inEnv = app.env !== undefined && block !== undefined && Object.hasOwn(block, key);
+  return pathText(inEnv ? ['env', app.env ?? '', ...path] : path);
 }
 
 /** A name `deploy.shared` can hold, shown as it is; anything else from the file is shown quoted. */
@@ -123,7 +127,7 @@ export function readOutsideBindings(
     ...unclaimedServices.map((reference) => ({
       key: 'services',
       name: nameOf(valueAt(app.top, reference.path), reference.target),
-      place: `${app.env !== undefined && isInEnv(app, 'services') ? `env.${app.env}.` : ''}${pathText(reference.path)}`,
+      place: placeInFile(app, reference.path),
       listed: true,
     })),
   ];

@@ -6,12 +6,8 @@
 // The result is the config every later step (placement, the slot's copy) reads.
 import { stringify as stringifyToml } from 'smol-toml';
 import { type AppWranglerConfig, WranglerConfigError } from './app-config.ts';
-import { type ConfigEdit, editJsonc, editTable } from './config-edits.ts';
+import { type ConfigEdit, editJsonc, editTable, isTable } from './config-edits.ts';
 import { NOT_INHERITABLE } from './wrangler-keys.ts';
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The block `env.<name>` of the app's config, or undefined when it has none. */
 function envBlock(app: AppWranglerConfig, name: string): Record<string, unknown> | undefined {

@@ -90,28 +90,28 @@ function editsFor(
   return [...edits, ...previewSafeEdits(placement, slot, place)];
 }
 
-function header(placement: WranglerPlacement, slot: SlotResources, slug: string): string {
+function header(placement: WranglerPlacement, slot: SlotResources): string {
   const { app, deploy } = placement;
   const kept = app.format === 'toml' ? "; the original's comments are not kept" : '';
   const env = app.env === undefined ? '' : ` with its env.${app.env} applied`;
   const crons = deployedWorker(placement, slot)?.crons === 'keep' ? 'its crons are kept' : 'no cron runs';
   const address =
     deploy.route === undefined ? 'workers_dev is on' : "workers_dev is on and the route is the slot's";
-  return `Written by preview-gc for slot ${slug} from ${basename(app.file)}${env}: the Worker and its bindings point at the slot's resources; env, routes and route are left out, account_id is the slot's, ${address} and ${crons}${kept}. Do not edit: acquire writes it anew.`;
+  return `Written by preview-gc for slot ${slot.slot} from ${basename(app.file)}${env}: the Worker and its bindings point at the slot's resources; env, routes and route are left out, account_id is the slot's, ${address} and ${crons}${kept}. Do not edit: acquire writes it anew.`;
 }
 
 function jsoncText(placement: WranglerPlacement, slot: SlotResources, edits: readonly ConfigEdit[]): string {
   const { app } = placement;
   const text = editJsonc(app.text, edits);
   // A .json file may not hold comments; a .jsonc file gets one line that says where it came from.
-  return extname(app.file) === '.jsonc' ? `// ${header(placement, slot, slot.slot)}\n${text}` : text;
+  return extname(app.file) === '.jsonc' ? `// ${header(placement, slot)}\n${text}` : text;
 }
 
 function tomlText(placement: WranglerPlacement, slot: SlotResources, edits: readonly ConfigEdit[]): string {
   // A fresh parse: the edits change this copy, never the one placement read.
   const table = parseToml(placement.app.text) as Record<string, unknown>;
   editTable(table, edits);
-  return `# ${header(placement, slot, slot.slot)}\n${stringifyToml(table)}\n`;
+  return `# ${header(placement, slot)}\n${stringifyToml(table)}\n`;
 }
 
 /** The text of the slot's copy of the app's wrangler config. */

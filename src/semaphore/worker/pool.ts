@@ -548,7 +548,7 @@ function acquireSpecific(
   if (overLimit !== undefined) return overLimit;
   // A pull request's job may not name a slot to take it past the queue: it is kept for the first in
   // line who could take it. (gc and admins take slots to erase or repair them, not to deploy.)
-  if (limits.owner !== undefined && !store.queue.mayTake(request.holder, slot.slug, now)) return answer(null);
+  if (limits.owner !== undefined && !store.queue.mayTake(request.holder, now)(slot.slug)) return answer(null);
   return answer(takeSlot(store, request.type, slot, request, scope, tenant, now));
 }
 
@@ -583,9 +583,8 @@ function acquire(store: PoolStore, request: AcquireRequest, limits: TenantLimits
   if (overLimit !== undefined) return overLimit;
   // Fair queue (queue.ts): nobody takes a free slot while a live waiter ahead of it could take it.
   if (request.wait === true) store.queue.join(request.holder, now, tenant, request.allowedSlugs);
-  const candidate = store
-    .candidates(now, request.allowedSlugs)
-    .find((slot) => store.queue.mayTake(request.holder, slot.slug, now));
+  const mayTake = store.queue.mayTake(request.holder, now);
+  const candidate = store.candidates(now, request.allowedSlugs).find((slot) => mayTake(slot.slug));
   if (candidate === undefined) {
     const position = store.queue.position(request.holder, now);
     if (position !== undefined) {

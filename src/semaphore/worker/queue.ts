@@ -87,16 +87,15 @@ export class QueueStore {
   }
 
   /**
-   * Whether `holder` may take the free slot `slug` now: no live waiter ahead of it could take that slot
-   * (a waiter that asked only for other slots does not keep it from the ones behind). A holder not in
-   * the queue counts as behind every waiter.
+   * Which free slots `holder` may take now: those no live waiter ahead of it could take (a waiter that
+   * asked only for other slots does not keep one from the waiters behind). A holder not in the queue
+   * counts as behind every waiter. The queue is read once; the answer checks any number of slots.
    */
-  mayTake(holder: string, slug: string, now: number): boolean {
-    for (const waiter of this.waiters(now)) {
-      if (waiter.holder === holder) return true;
-      if (waiter.allowed === undefined || waiter.allowed.includes(slug)) return false;
-    }
-    return true;
+  mayTake(holder: string, now: number): (slug: string) => boolean {
+    const waiters = this.waiters(now);
+    const own = waiters.findIndex((waiter) => waiter.holder === holder);
+    const ahead = own === -1 ? waiters : waiters.slice(0, own);
+    return (slug) => !ahead.some((waiter) => waiter.allowed === undefined || waiter.allowed.includes(slug));
   }
 
   /** 1-based place of `holder`, or undefined when it is not waiting. */
